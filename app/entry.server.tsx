@@ -1,0 +1,87 @@
+import { PassThrough } from "node:stream";
+import { createReadableStreamFromReadable, type EntryContext, type HandleDataRequestFunction } from "@remix-run/node";
+import { RemixServer } from "@remix-run/react";
+import { isbot } from "isbot";
+import { renderToPipeableStream } from "react-dom/server";
+import { I18nextProvider } from "react-i18next";
+import { NonceProvider } from "~/components/nonce";
+import { isLanguage, fallbackLanguage } from "~/i18n";
+import { boot } from "~/services/boot.server";
+import { getConfig } from "~/services/config.server";
+import { createI18n, remixI18next } from "~/services/i18n.server";
+import { applySecurityHeaders, createNonce } from "~/services/security.server";
+
+// Boot before the first request: an invalid configuration stops the process
+// with a readable list of problems (STYLE.md §10).
+if (process.env.SKRIBENT_SKIP_BOOT !== "1") await boot();
+
+const ABORT_DELAY = 5_000;
+
+export default async function handleRequest(
+  request: Request,
+  responseStatusCode: number,
+  responseHeaders: Headers,
+  remixContext: EntryContext,
+) {
+  const config = getConfig();
+  const nonce = createNonce();
+  const detected = await remixI18next.getLocale(request);
+  const language = isLanguage(detected) ? detected : fallbackLanguage;
+  const i18n = await createI18n(language, remixI18next.getRouteNamespaces(remixContext));
+  applySecurityHeaders(responseHeaders, {
+    appUrl: config.appUrl,
+    nonce,
+    formTargets: [new URL(config.oidc.issuer).origin],
+  });
+  responseHeaders.set("Cache-Control", "private, no-store");
+  const botRequest = isbot(request.headers.get("user-agent") ?? "");
+
+  return new Promise((resolve, reject) => {
+    let shellRendered = false;
+    const { pipe, abort } = renderToPipeableStream(
+      <NonceProvider value={nonce}>
+        <I18nextProvider i18n={i18n}>
+          <RemixServer context={remixContext} url={request.url} abortDelay={ABORT_DELAY} nonce={nonce} />
+        </I18nextProvider>
+      </NonceProvider>,
+      {
+        nonce,
+        [botRequest ? "onAllReady" : "onShellReady"]() {
+          shellRendered = true;
+          const body = new PassThrough();
+          responseHeaders.set("Content-Type", "text/html; charset=utf-8");
+          resolve(
+            new Response(createReadableStreamFromReadable(body), {
+              headers: responseHeaders,
+              status: responseStatusCode,
+            }),
+          );
+          pipe(body);
+        },
+        onShellError(error: unknown) {
+          reject(error);
+        },
+        onError(error: unknown) {
+          responseStatusCode = 500;
+          if (shellRendered) console.error(error);
+        },
+      },
+    );
+    setTimeout(abort, ABORT_DELAY);
+  });
+}
+
+export const handleDataRequest: HandleDataRequestFunction = (response) => {
+  applySecurityHeaders(response.headers, { appUrl: getConfig().appUrl });
+  response.headers.set("Cache-Control", "private, no-store");
+  return response;
+};
+
+export function handleError(error: unknown, { request }: { request: Request }) {
+  if (request.signal.aborted) return;
+  // Never patient text in logs: the message and the path only.
+  console.error(
+    `[error] ${request.method} ${new URL(request.url).pathname}:`,
+    error instanceof Error ? (error.stack ?? error.message) : error,
+  );
+}

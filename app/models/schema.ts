@@ -1,0 +1,121 @@
+import type { ColumnType, Generated, Insertable, Selectable } from "kysely";
+
+// Hand-kept types of the tables in migrations/ (STYLE.md §2). Statuses are the
+// exact SPEC §4 unions.
+
+export const transcriptionStatuses = ["pending", "processing", "completed", "failed"] as const;
+export type TranscriptionStatus = (typeof transcriptionStatuses)[number];
+export const letterStatuses = [
+  "pending",
+  "processing",
+  "completed",
+  "failed",
+  "structure_error",
+] as const;
+export type LetterStatus = (typeof letterStatuses)[number];
+export const transcriptionModes = ["transcript", "transcript_and_letter"] as const;
+export type TranscriptionMode = (typeof transcriptionModes)[number];
+
+type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
+type CreatedAt = ColumnType<Date, Date | string | undefined, never>;
+
+export interface UsersTable {
+  id: Generated<string>;
+  issuer: string;
+  subject: string;
+  email: string | null;
+  email_verified: Generated<boolean>;
+  name: string | null;
+  locale: string | null;
+  created_at: CreatedAt;
+  last_login_at: Timestamp;
+}
+
+export interface SessionsTable {
+  /** sha256 of the cookie's session id: a copy of the table does not hand out sessions. */
+  id_hash: string;
+  user_id: string;
+  created_at: CreatedAt;
+  last_seen_at: Timestamp;
+  expires_at: Timestamp;
+  id_token: string | null;
+}
+
+export interface AuditEventsTable {
+  id: Generated<string>;
+  at: CreatedAt;
+  user_id: string | null;
+  action: string;
+  entity_type: string | null;
+  entity_id: string | null;
+  outcome: "success" | "failure" | "denied";
+  ip: string | null;
+  request_id: string | null;
+}
+
+export interface RateLimitsTable {
+  bucket: string;
+  window_start: Date;
+  hits: number;
+}
+
+export interface UsageEventsTable {
+  id: Generated<string>;
+  at: CreatedAt;
+  user_id: string;
+  endpoint: string;
+  units: ColumnType<string, number | string, number | string>;
+  unit: string;
+  cost_usd: ColumnType<string, number | string, number | string>;
+}
+
+export interface PendingPostsTable {
+  id: string;
+  user_id: string;
+  path: string;
+  body: string;
+  created_at: CreatedAt;
+  expires_at: Timestamp;
+}
+
+export interface RecordingsTable {
+  id: Generated<string>;
+  owner_id: string;
+  storage_key: string;
+  original_filename: string;
+  display_name: string | null;
+  tags: ColumnType<string[], string | undefined, string>;
+  language_code: string;
+  template_id: string | null;
+  transcription_mode: ColumnType<TranscriptionMode, TranscriptionMode | undefined, TranscriptionMode>;
+  transcription_status: ColumnType<TranscriptionStatus, TranscriptionStatus | undefined, TranscriptionStatus>;
+  transcript_key: string | null;
+  medical_letter_status: ColumnType<LetterStatus, LetterStatus | undefined, LetterStatus>;
+  created_at: CreatedAt;
+  updated_at: Timestamp;
+}
+
+export interface LettersTable {
+  id: Generated<string>;
+  owner_id: string;
+  recording_id: string | null;
+  storage_key: string;
+  template_id: string | null;
+  language_code: string;
+  created_at: CreatedAt;
+  updated_at: Timestamp;
+}
+
+export interface Database {
+  users: UsersTable;
+  sessions: SessionsTable;
+  audit_events: AuditEventsTable;
+  rate_limits: RateLimitsTable;
+  usage_events: UsageEventsTable;
+  pending_posts: PendingPostsTable;
+  recordings: RecordingsTable;
+  letters: LettersTable;
+}
+
+export type User = Selectable<UsersTable>;
+export type NewAuditEvent = Insertable<AuditEventsTable>;

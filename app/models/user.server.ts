@@ -1,0 +1,43 @@
+import { getDb } from "~/services/db.server";
+
+export async function upsertUserByIdentity(args: {
+  issuer: string;
+  subject: string;
+  email: string | null;
+  emailVerified: boolean;
+  name: string | null;
+  locale: string | null;
+}) {
+  const { emailVerified, ...rest } = args;
+  return getDb()
+    .insertInto("users")
+    .values({ ...rest, email_verified: emailVerified, last_login_at: new Date() })
+    .onConflict((oc) =>
+      oc.columns(["issuer", "subject"]).doUpdateSet({
+        email: args.email,
+        email_verified: emailVerified,
+        name: args.name,
+        locale: args.locale,
+        last_login_at: new Date(),
+      }),
+    )
+    .returning(["id", "email", "name"])
+    .executeTakeFirstOrThrow();
+}
+
+export async function getUserById({ id }: { id: string }) {
+  return getDb()
+    .selectFrom("users")
+    .where("id", "=", id)
+    .select(["id", "email", "email_verified", "name", "issuer", "subject"])
+    .executeTakeFirst();
+}
+
+export async function getUserByIdentity({ issuer, subject }: { issuer: string; subject: string }) {
+  return getDb()
+    .selectFrom("users")
+    .where("issuer", "=", issuer)
+    .where("subject", "=", subject)
+    .select(["id", "email", "email_verified", "name", "issuer", "subject"])
+    .executeTakeFirst();
+}

@@ -1,0 +1,50 @@
+import { json, type LoaderFunctionArgs } from "@remix-run/node";
+import { Outlet, useLoaderData } from "@remix-run/react";
+import { BottomBar, Sidebar } from "~/components/shell/navigation";
+import { ToastMessage } from "~/components/shell/toast";
+import { TopBar } from "~/components/shell/top-bar";
+import type { RouteHandle } from "~/components/page-scripts";
+import { getSectionCounts } from "~/models/workspace.server";
+import { getConfig } from "~/services/config.server";
+import { getLanguage } from "~/services/i18n.server";
+import { requireUser } from "~/services/session.server";
+import { readToast } from "~/services/toast.server";
+
+// The signed-in workspace shell of SPEC §2 "Navigation and shell".
+export const handle: RouteHandle = { i18n: ["common"], scripts: ["shell"] };
+
+export async function loader({ request }: LoaderFunctionArgs) {
+  const user = await requireUser(request);
+  const [counts, language, { toast, setCookie }] = await Promise.all([
+    getSectionCounts({ ownerId: user.id }),
+    getLanguage(request),
+    readToast(request),
+  ]);
+  return json(
+    {
+      user: { name: user.name, email: user.email },
+      counts,
+      language,
+      links: getConfig().links,
+      toast,
+    },
+    { headers: setCookie ? { "Set-Cookie": setCookie } : undefined },
+  );
+}
+
+export default function Workspace() {
+  const { user, counts, language, links, toast } = useLoaderData<typeof loader>();
+  return (
+    <div className="flex min-h-screen flex-col">
+      <TopBar user={user} language={language} links={links} />
+      <div className="flex flex-1">
+        <Sidebar counts={counts} />
+        <main id="main" className="min-w-0 flex-1 px-4 pt-6 pb-24 md:px-8 md:pb-10">
+          <ToastMessage toast={toast} />
+          <Outlet />
+        </main>
+      </div>
+      <BottomBar />
+    </div>
+  );
+}

@@ -1,0 +1,84 @@
+import { json, redirect, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
+import { useLoaderData } from "@remix-run/react";
+import { useTranslation } from "react-i18next";
+import { AuthCard, primaryButton, Spinner } from "~/components/ui/auth-card";
+import { upsertUserByIdentity } from "~/models/user.server";
+import { audit } from "~/services/audit.server";
+import { clearStateCookies, getAuthenticator, isEmailVerificationError } from "~/services/auth.server";
+import { getFixedTFor, getLanguage } from "~/services/i18n.server";
+import { safeRedirect } from "~/services/security.server";
+import { endSession, startSession } from "~/services/session.server";
+import { returnToCookie } from "./auth.start";
+
+// The provider returns here. The code is exchanged and the ID token verified on
+// the server; the browser receives only the session cookie. SPEC §2 "Preparing
+// application..." is the page shown while the workspace loads.
+
+export const meta: MetaFunction<typeof loader> = ({ data }) =>
+  data
+    ? [{ title: `${data.title} · Skribent` }, { httpEquiv: "refresh", content: `0;url=${data.redirectTo}` }]
+    : [];
+
+export async function loader({ request }: LoaderFunctionArgs) {
+  const url = new URL(request.url);
+  const error = url.searchParams.get("error");
+  const cleanup = clearStateCookies(request);
+  if (error) {
+    await audit({ userId: null, action: "auth.signin", outcome: "failure", request });
+    const target = isEmailVerificationError(error, url.searchParams.get("error_description"))
+      ? "/verify-email"
+      : "/login?failed=1";
+    throw redirect(target, { headers: cookieHeaders(cleanup) });
+  }
+
+  let identity;
+  try {
+    identity = await (await getAuthenticator()).authenticate("oidc", request);
+  } catch (failure) {
+    console.warn("[auth] sign-in failed:", failure instanceof Error ? failure.message : failure);
+    await audit({ userId: null, action: "auth.signin", outcome: "failure", request });
+    throw redirect("/login?failed=1", { headers: cookieHeaders(cleanup) });
+  }
+
+  const user = await upsertUserByIdentity({
+    issuer: identity.issuer,
+    subject: identity.subject,
+    email: identity.email,
+    emailVerified: identity.emailVerified,
+    name: identity.name,
+    locale: identity.locale,
+  });
+  // A fresh id at every sign-in; whatever session this browser had is gone.
+  const previous = await endSession(request);
+  const setCookie = await startSession({ userId: user.id, idToken: identity.idToken });
+  await audit({ userId: user.id, action: "auth.signin", entityType: "user", entityId: user.id, outcome: "success", request });
+  if (previous.userId && previous.userId !== user.id) {
+    await audit({ userId: previous.userId, action: "auth.signout", outcome: "success", request });
+  }
+
+  const redirectTo = safeRedirect(await returnToCookie.parse(request.headers.get("Cookie")));
+  const t = await getFixedTFor(await getLanguage(request));
+  const headers = cookieHeaders([...cleanup, setCookie, await returnToCookie.serialize("", { maxAge: 0 })]);
+  return json({ title: t("loading.preparing"), redirectTo }, { headers });
+}
+
+function cookieHeaders(cookies: string[]) {
+  const headers = new Headers();
+  for (const cookie of cookies) headers.append("Set-Cookie", cookie);
+  return headers;
+}
+
+export default function Callback() {
+  const { redirectTo } = useLoaderData<typeof loader>();
+  const { t } = useTranslation();
+  return (
+    <AuthCard title={t("loading.preparing")}>
+      <p aria-live="polite" className="flex items-center gap-2">
+        <Spinner /> {t("loading.preparing")}
+      </p>
+      <a href={redirectTo} className={primaryButton}>
+        {t("loading.continue")}
+      </a>
+    </AuthCard>
+  );
+}

@@ -1,0 +1,31 @@
+import { redirect, type ActionFunctionArgs } from "@remix-run/node";
+import { audit } from "~/services/audit.server";
+import { endSessionUrl } from "~/services/auth.server";
+import { getConfig } from "~/services/config.server";
+import { getLanguage } from "~/services/i18n.server";
+import { isCrossSiteWrite } from "~/services/security.server";
+import { endSession } from "~/services/session.server";
+
+// Logout deletes the session row and, where the provider supports it, ends the
+// provider's session too (RP-initiated logout).
+
+export async function loader() {
+  throw redirect("/");
+}
+
+export async function action({ request }: ActionFunctionArgs) {
+  if (isCrossSiteWrite(request, getConfig().appUrl)) {
+    await audit({ userId: null, action: "csrf.rejected", outcome: "denied", request });
+    throw new Response("Cross-site request refused", { status: 403 });
+  }
+  const { userId, idToken, setCookie } = await endSession(request);
+  if (userId) await audit({ userId, action: "auth.signout", entityType: "user", entityId: userId, outcome: "success", request });
+  let target = "/login?signedOut=1";
+  try {
+    target = (await endSessionUrl(idToken, await getLanguage(request))) ?? target;
+  } catch (error) {
+    // The local session is gone either way; the provider may be unreachable.
+    console.warn("[auth] provider logout unavailable:", error instanceof Error ? error.message : error);
+  }
+  throw redirect(target, { headers: { "Set-Cookie": setCookie } });
+}

@@ -1,0 +1,25 @@
+import { redirect, type ActionFunctionArgs } from "@remix-run/node";
+import { isLanguage } from "~/i18n";
+import { getConfig } from "~/services/config.server";
+import { languageCookie } from "~/services/i18n.server";
+import { isCrossSiteWrite, safeRedirect } from "~/services/security.server";
+import { setToast } from "~/services/toast.server";
+
+// The language switcher posts here: a cookie the server renders from, no
+// JavaScript needed. SPEC §2: a notice tells the new default transcription language.
+
+export async function loader() {
+  throw redirect("/");
+}
+
+export async function action({ request }: ActionFunctionArgs) {
+  if (isCrossSiteWrite(request, getConfig().appUrl)) throw new Response("Cross-site request refused", { status: 403 });
+  const form = await request.formData();
+  const language = form.get("language");
+  const redirectTo = safeRedirect(form.get("redirectTo"));
+  if (!isLanguage(language)) throw redirect(redirectTo);
+  const headers = new Headers();
+  headers.append("Set-Cookie", await languageCookie.serialize(language, { secure: getConfig().secureCookies }));
+  headers.append("Set-Cookie", await setToast({ type: "info", key: `notice.transcriptionLanguage_${language}` }));
+  throw redirect(redirectTo, { headers });
+}

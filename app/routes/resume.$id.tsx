@@ -1,0 +1,65 @@
+import { redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
+import { useLoaderData } from "@remix-run/react";
+import { useTranslation } from "react-i18next";
+import { AuthCard, primaryButton } from "~/components/ui/auth-card";
+import { getDb } from "~/services/db.server";
+import { getFixedTFor, getLanguage } from "~/services/i18n.server";
+import { findPendingPost } from "~/services/pending-post.server";
+import { requireUser } from "~/services/session.server";
+
+// After a session expired during a form post, the kept fields come back here
+// and the user sends them again with one click (works without JavaScript).
+
+export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data?.title ?? "Skribent" }];
+
+export async function loader({ request, params }: LoaderFunctionArgs) {
+  const user = await requireUser(request);
+  const t = await getFixedTFor(await getLanguage(request));
+  const pending = await findPendingPost({ id: params.id ?? "", userId: user.id });
+  return { title: `${t("resume.title")} · Skribent`, pending };
+}
+
+export async function action({ request, params }: ActionFunctionArgs) {
+  const user = await requireUser(request);
+  await getDb()
+    .deleteFrom("pending_posts")
+    .where("id", "=", params.id ?? "")
+    .where("user_id", "=", user.id)
+    .execute();
+  throw redirect("/");
+}
+
+export default function Resume() {
+  const { pending } = useLoaderData<typeof loader>();
+  const { t } = useTranslation();
+  if (!pending) {
+    return (
+      <AuthCard title={t("resume.title")}>
+        <p>{t("resume.gone")}</p>
+        <a href="/" className={primaryButton}>
+          {t("errors.backHome")}
+        </a>
+      </AuthCard>
+    );
+  }
+  return (
+    <AuthCard title={t("resume.title")}>
+      <p>{t("resume.body")}</p>
+      <div className="flex gap-3">
+        <form method="post" action={pending.path}>
+          {pending.fields.map(([name, value], i) => (
+            <input key={i} type="hidden" name={name} value={value} />
+          ))}
+          <button type="submit" className={primaryButton}>
+            {t("resume.submit")}
+          </button>
+        </form>
+        <form method="post">
+          <button type="submit" className="rounded-md px-4 py-2 text-sm text-slate-700 hover:bg-slate-100">
+            {t("resume.discard")}
+          </button>
+        </form>
+      </div>
+    </AuthCard>
+  );
+}

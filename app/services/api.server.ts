@@ -1,0 +1,81 @@
+import { json } from "@remix-run/node";
+import { getUserByIdentity, upsertUserByIdentity } from "~/models/user.server";
+import { audit } from "./audit.server";
+import { verifyAccessToken } from "./auth.server";
+import { getConfig } from "./config.server";
+import { applySecurityHeaders } from "./security.server";
+import { requireUser, type SessionUser } from "./session.server";
+
+// The JSON door of SPEC §7 (ARCHITECTURE.md "The JSON API contract"): a bearer
+// access token from the configured provider or the session cookie; never a
+// redirect; every non-OK answer is {"detail": "..."}.
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly detail: string,
+  ) {
+    super(detail);
+  }
+}
+
+export function apiJson<T>(data: T, init: ResponseInit = {}) {
+  const headers = new Headers(init.headers);
+  headers.set("Cache-Control", "no-store");
+  applySecurityHeaders(headers, { appUrl: getConfig().appUrl });
+  return json(data, { ...init, headers });
+}
+
+export function apiErrorResponse(status: number, detail: string, headers?: HeadersInit) {
+  return apiJson({ detail }, { status, headers });
+}
+
+export async function requireApiUser(request: Request): Promise<SessionUser & { via: "bearer" | "session" }> {
+  const authorization = request.headers.get("Authorization");
+  if (authorization) {
+    const match = /^Bearer\s+(\S+)$/i.exec(authorization);
+    if (!match) throw new ApiError(401, "Unauthorized");
+    let identity: Awaited<ReturnType<typeof verifyAccessToken>>;
+    try {
+      identity = await verifyAccessToken(match[1]);
+    } catch {
+      await audit({ userId: null, action: "api.bearer", outcome: "denied", request });
+      throw new ApiError(401, "Unauthorized");
+    }
+    // A user who never signed in to the web app still gets an account keyed by issuer + subject.
+    const existing = await getUserByIdentity(identity);
+    const user =
+      existing ??
+      (await upsertUserByIdentity({ ...identity, name: null, locale: null }));
+    return {
+      id: user.id,
+      email: identity.email ?? user.email,
+      emailVerified: identity.emailVerified,
+      name: user.name,
+      via: "bearer",
+    };
+  }
+  try {
+    const user = await requireUser(request);
+    return { ...user, via: "session" };
+  } catch (thrown) {
+    if (thrown instanceof Response && thrown.status === 403) throw new ApiError(403, "Forbidden");
+    throw new ApiError(401, "Unauthorized");
+  }
+}
+
+/** Wraps an API loader/action: maps ApiError and unexpected failures to JSON. */
+export function apiRoute<A extends { request: Request }>(handler: (args: A) => Promise<Response>) {
+  return async (args: A) => {
+    try {
+      return await handler(args);
+    } catch (error) {
+      if (error instanceof ApiError) return apiErrorResponse(error.status, error.detail);
+      if (error instanceof Response) {
+        return apiErrorResponse(error.status, error.statusText || `API request failed: ${error.status}`);
+      }
+      console.warn("[api] unexpected failure:", error instanceof Error ? error.message : error);
+      return apiErrorResponse(500, "Internal server error");
+    }
+  };
+}

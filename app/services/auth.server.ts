@@ -1,0 +1,208 @@
+import { OAuth2Tokens } from "arctic";
+import { createRemoteJWKSet, jwtVerify, type JWTPayload } from "jose";
+import { Authenticator } from "remix-auth";
+import { OAuth2Strategy } from "remix-auth-oauth2";
+import { getConfig } from "./config.server";
+
+// OpenID Connect authorization code + PKCE through remix-auth-oauth2 (ADR 0003).
+// The provider's tokens never reach the browser: the callback verifies the ID
+// token here and keeps only a database session.
+
+export const HTTP_TIMEOUT_MS = 10_000; // SPEC §7: HTTP time-out 10 s
+export const CLOCK_LEEWAY_SECONDS = 60; // SPEC §7: token leeway 60 s
+export const STATE_COOKIE = "skribent_oauth";
+
+export type Identity = {
+  issuer: string;
+  subject: string;
+  email: string | null;
+  emailVerified: boolean;
+  name: string | null;
+  locale: string | null;
+  idToken: string;
+};
+
+type Discovery = {
+  issuer: string;
+  authorization_endpoint: string;
+  token_endpoint: string;
+  jwks_uri: string;
+  end_session_endpoint?: string;
+};
+
+let discovery: Promise<Discovery> | undefined;
+let jwks: ReturnType<typeof createRemoteJWKSet> | undefined;
+
+export function getDiscovery(): Promise<Discovery> {
+  discovery ??= fetchDiscovery(getConfig().oidc.issuer).catch((error) => {
+    discovery = undefined; // try again on the next request
+    throw error;
+  });
+  return discovery;
+}
+
+async function fetchDiscovery(issuer: string): Promise<Discovery> {
+  const response = await fetch(`${issuer}/.well-known/openid-configuration`, {
+    headers: { Accept: "application/json" },
+    signal: AbortSignal.timeout(HTTP_TIMEOUT_MS),
+  });
+  if (!response.ok) throw new Error(`OpenID discovery failed with status ${response.status}`);
+  return (await response.json()) as Discovery;
+}
+
+async function getJwks() {
+  const { jwks_uri } = await getDiscovery();
+  jwks ??= createRemoteJWKSet(new URL(jwks_uri), { timeoutDuration: HTTP_TIMEOUT_MS });
+  return jwks;
+}
+
+/** For tests and configuration changes. */
+export function resetOidcCaches() {
+  discovery = undefined;
+  jwks = undefined;
+  authenticator = undefined;
+}
+
+class OidcStrategy extends OAuth2Strategy<Identity> {
+  name = "oidc";
+
+  // arctic's token request has no time-out; the provider gets 10 s (SPEC §7).
+  protected override async validateAuthorizationCode(code: string, codeVerifier: string) {
+    const { oidc } = getConfig();
+    const { token_endpoint } = await getDiscovery();
+    const body = new URLSearchParams({
+      grant_type: "authorization_code",
+      code,
+      code_verifier: codeVerifier,
+      redirect_uri: callbackUrl(),
+      client_id: oidc.clientId,
+      client_secret: oidc.clientSecret,
+    });
+    const response = await fetch(token_endpoint, {
+      method: "POST",
+      headers: { "Content-Type": "application/x-www-form-urlencoded", Accept: "application/json" },
+      body,
+      signal: AbortSignal.timeout(HTTP_TIMEOUT_MS),
+    });
+    const data = (await response.json().catch(() => ({}))) as Record<string, unknown>;
+    if (!response.ok || typeof data.id_token !== "string") {
+      throw new Error(`Token exchange failed: ${String(data.error ?? response.status)}`);
+    }
+    return new OAuth2Tokens(data);
+  }
+}
+
+function callbackUrl() {
+  return `${getConfig().appUrl}/auth/callback`;
+}
+
+export async function verifyIdToken(idToken: string): Promise<Identity> {
+  const { oidc } = getConfig();
+  const { issuer } = await getDiscovery();
+  const { payload } = await jwtVerify(idToken, await getJwks(), {
+    issuer,
+    audience: oidc.clientId,
+    clockTolerance: CLOCK_LEEWAY_SECONDS,
+  });
+  return identityFromClaims(payload, issuer, idToken);
+}
+
+function identityFromClaims(payload: JWTPayload, issuer: string, idToken: string): Identity {
+  if (!payload.sub) throw new Error("ID token without subject");
+  const str = (v: unknown) => (typeof v === "string" && v.length > 0 ? v : null);
+  return {
+    issuer,
+    subject: payload.sub,
+    email: str(payload.email)?.toLowerCase() ?? null,
+    emailVerified: payload.email_verified === true,
+    name: str(payload.name),
+    locale: str(payload.locale),
+    idToken,
+  };
+}
+
+let authenticator: Authenticator<Identity> | undefined;
+
+export async function getAuthenticator() {
+  if (authenticator) return authenticator;
+  const { oidc, secureCookies } = getConfig();
+  const endpoints = await getDiscovery();
+  const instance = new Authenticator<Identity>();
+  instance.use(
+    new OidcStrategy(
+      {
+        clientId: oidc.clientId,
+        clientSecret: oidc.clientSecret,
+        authorizationEndpoint: endpoints.authorization_endpoint,
+        tokenEndpoint: endpoints.token_endpoint,
+        redirectURI: callbackUrl(),
+        scopes: ["openid", "profile", "email"],
+        audience: oidc.audience,
+        cookie: {
+          name: STATE_COOKIE,
+          httpOnly: true,
+          sameSite: "Lax",
+          ...(secureCookies ? { secure: true as const } : {}),
+          path: "/",
+          maxAge: 600,
+        },
+      },
+      async ({ tokens }) => verifyIdToken(tokens.idToken()),
+    ),
+  );
+  authenticator = instance;
+  return instance;
+}
+
+/** remix-auth-oauth2 leaves its `<name>:<uuid>` state cookies behind (STACK-NOTES pitfall 7). */
+export function clearStateCookies(request: Request): string[] {
+  const header = request.headers.get("Cookie") ?? "";
+  return header
+    .split(";")
+    .map((part) => part.trim().split("=")[0])
+    .filter((name) => name.startsWith(STATE_COOKIE))
+    .map((name) => `${name}=; Path=/; Max-Age=0; HttpOnly; SameSite=Lax`);
+}
+
+/** Verifies a bearer access token from the configured provider (issuer, audience, expiry). */
+export async function verifyAccessToken(token: string) {
+  const { oidc } = getConfig();
+  const { issuer } = await getDiscovery();
+  const { payload } = await jwtVerify(token, await getJwks(), {
+    issuer,
+    audience: oidc.audience,
+    clockTolerance: CLOCK_LEEWAY_SECONDS,
+  });
+  if (!payload.sub) throw new Error("access token without subject");
+  return {
+    issuer,
+    subject: payload.sub,
+    email: typeof payload.email === "string" ? payload.email.toLowerCase() : null,
+    // Access tokens rarely carry email_verified; only an explicit "false" counts against it.
+    emailVerified: payload.email_verified !== false,
+  };
+}
+
+export async function endSessionUrl(idToken: string | null, language: string) {
+  const { end_session_endpoint } = await getDiscovery();
+  if (!end_session_endpoint) return null;
+  const url = new URL(end_session_endpoint);
+  if (idToken) url.searchParams.set("id_token_hint", idToken);
+  url.searchParams.set("client_id", getConfig().oidc.clientId);
+  url.searchParams.set("post_logout_redirect_uri", `${getConfig().appUrl}/login?signedOut=1`);
+  url.searchParams.set("ui_locales", language);
+  return url.toString();
+}
+
+/** SPEC §2: the provider says the e-mail address must be verified first. */
+export function isEmailVerificationError(error: string | null, description: string | null) {
+  return error === "access_denied" && /verif/i.test(description ?? "") && /e-?mail/i.test(description ?? "");
+}
+
+/** Admin = a verified e-mail address in the operator's own domain, decided on the server. */
+export function isOperator(user: { email: string | null; emailVerified: boolean }) {
+  if (!user.email || !user.emailVerified) return false;
+  const email = user.email;
+  const domain = email.split("@").pop()?.toLowerCase();
+  return domain === getConfig().operatorEmailDomain;
+}

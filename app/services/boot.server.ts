@@ -1,0 +1,81 @@
+import { ConfigError, getConfig, type Config } from "./config.server";
+import { migrateToLatest, openDatabase, pgliteDataDir, pgliteSocketDir, setDatabase, type DatabaseHandle } from "./db.server";
+import { startJobs, setJobs, type JobsHandle } from "./jobs.server";
+import { createStorage, setStorage } from "./storage.server";
+
+// Start-up of one app process (ADR 0001): configuration, database and
+// migrations, object storage, the development identity provider (never in
+// production, never when an issuer is configured) and the in-process worker.
+
+type Running = { config: Config; database: DatabaseHandle; jobs: JobsHandle; stopProvider?: () => Promise<void> };
+
+let booted: Promise<Running> | undefined;
+
+export function boot() {
+  booted ??= start().catch((error) => {
+    if (error instanceof ConfigError) {
+      console.error(error.message);
+    } else {
+      console.error("[boot] Skribent could not start:", error instanceof Error ? error.message : error);
+    }
+    process.exit(1);
+  });
+  return booted;
+}
+
+async function start(): Promise<Running> {
+  const config = getConfig();
+  const database = await openDatabase(
+    config.databaseUrl
+      ? { kind: "postgres", url: config.databaseUrl }
+      : { kind: "pglite", dataDir: pgliteDataDir(config.dataDir), socketDir: pgliteSocketDir(config.dataDir) },
+  );
+  setDatabase(database);
+  await migrateToLatest(database.db);
+  setStorage(createStorage(config.storage));
+
+  let stopProvider: (() => Promise<void>) | undefined;
+  if (config.oidc.dev) {
+    const { startDevOidcProvider } = await import("./dev-oidc/provider.server");
+    const provider = await startDevOidcProvider({
+      issuer: config.oidc.issuer,
+      port: config.oidc.devPort,
+      audience: config.oidc.audience,
+      clients: [
+        {
+          client_id: config.oidc.clientId,
+          client_secret: config.oidc.clientSecret,
+          redirect_uris: [`${config.appUrl}/auth/callback`],
+          post_logout_redirect_uris: [`${config.appUrl}/login?signedOut=1`],
+        },
+      ],
+    });
+    stopProvider = provider.close;
+    console.log(`[boot] development sign-in provider at ${provider.issuer} (demo accounts, see README)`);
+  }
+
+  const jobs = await startJobs({ pool: database.pool, work: config.workerInProcess });
+  setJobs(jobs);
+  console.log(
+    `[boot] Skribent ${config.env} on ${config.appUrl} — database: ${database.kind}, storage: ${config.storage.kind}, worker: ${config.workerInProcess ? "in-process" : "separate"}`,
+  );
+
+  const running: Running = { config, database, jobs, stopProvider };
+  for (const signal of ["SIGTERM", "SIGINT"] as const) {
+    process.once(signal, () => void shutdown(running));
+  }
+  return running;
+}
+
+async function shutdown(running: Running) {
+  // An unclosed PGlite keeps Node alive (STACK-NOTES pitfall 3).
+  const force = setTimeout(() => process.exit(1), 15_000);
+  force.unref();
+  try {
+    await running.jobs.stop();
+    await running.stopProvider?.();
+    await running.database.close();
+  } finally {
+    process.exit(0);
+  }
+}

@@ -1,0 +1,50 @@
+import { describe, expect, it } from "vitest";
+import { buildConfig, ConfigError, parseEnv, publicConfig } from "./config.server";
+
+describe("configuration", () => {
+  it("starts with embedded defaults and no configuration at all", () => {
+    const config = buildConfig(parseEnv({ DATA_DIR: "/tmp/skribent-config-test", COOKIE_SECRET: "c".repeat(32), STORAGE_SIGNING_SECRET: "s".repeat(32) }));
+    expect(config.databaseUrl).toBeUndefined();
+    expect(config.storage.kind).toBe("local");
+    expect(config.oidc.dev).toBe(true);
+    expect(config.flags).toEqual({ disableUserTemplates: false, disableMfiles: true, autoStartTranscription: true });
+    expect(config.session).toEqual({ idleMs: 30 * 60_000, absoluteMs: 12 * 3_600_000 });
+  });
+
+  it("never runs the development provider in production or with an issuer", () => {
+    const withIssuer = buildConfig(
+      parseEnv({ OIDC_ISSUER: "https://idp.example", OIDC_CLIENT_ID: "c", OIDC_CLIENT_SECRET: "s", COOKIE_SECRET: "c".repeat(32), STORAGE_SIGNING_SECRET: "s".repeat(32), DATA_DIR: "/tmp/skribent-config-test" }),
+    );
+    expect(withIssuer.oidc.dev).toBe(false);
+    expect(() => parseEnv({ APP_ENV: "production" })).toThrow(ConfigError);
+  });
+
+  it("lists every problem readably", () => {
+    const problems = (env: Record<string, string>) => {
+      try {
+        parseEnv(env);
+      } catch (error) {
+        return (error as ConfigError).problems.join("\n");
+      }
+      throw new Error("expected a ConfigError");
+    };
+    const shape = problems({ DISABLE_MFILES: "yes", PORT: "abc" });
+    expect(shape).toMatch(/DISABLE_MFILES: must be 0 or 1/);
+    expect(shape).toMatch(/PORT/);
+    const production = problems({ APP_ENV: "production" });
+    expect(production).toMatch(/OIDC_ISSUER: is required in production/);
+    expect(production).toMatch(/COOKIE_SECRET: is required in production/);
+    expect(production).toMatch(/APP_URL: is required in production/);
+  });
+
+  it("lets only the allowlist reach the browser", () => {
+    const config = buildConfig(parseEnv({ COOKIE_SECRET: "c".repeat(32), STORAGE_SIGNING_SECRET: "s".repeat(32), DATA_DIR: "/tmp/skribent-config-test", DISABLE_MFILES: "0" }));
+    const exposed = JSON.stringify(publicConfig(config));
+    expect(exposed).not.toContain(config.cookieSecret);
+    expect(exposed).not.toContain(config.oidc.clientSecret);
+    expect(publicConfig(config).disableMfiles).toBe(0);
+    expect(Object.keys(publicConfig(config)).sort()).toEqual(
+      ["apiUrl", "audience", "clientId", "disableMfiles", "disableUserTemplates", "environment", "identityProvider", "links", "supportEmail"].sort(),
+    );
+  });
+});

@@ -1,0 +1,231 @@
+import { randomBytes } from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+import { z } from "zod";
+
+// Configuration is read once, at boot, and validated with zod (STYLE.md §10).
+// SPEC §7's "runtime config file fetched from the site root" becomes this
+// server-side configuration (ADR 0004): the browser receives only `publicConfig`.
+
+const flag = z
+  .enum(["0", "1"], { message: "must be 0 or 1" })
+  .transform((v) => v === "1");
+const bool = z
+  .enum(["true", "false", "1", "0"], { message: "must be true or false" })
+  .transform((v) => v === "true" || v === "1");
+const optionalUrl = z.string().url().optional();
+const usd = z.coerce.number().nonnegative();
+
+const schema = z
+  .object({
+    APP_ENV: z.enum(["development", "test", "production"]).default("development"),
+    PORT: z.coerce.number().int().min(1).max(65535).default(3000),
+    APP_URL: z.string().url().optional(),
+    API_URL: optionalUrl,
+    DATA_DIR: z.string().default("./data"),
+    DATABASE_URL: z.string().url().optional(),
+    COOKIE_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
+
+    OIDC_ISSUER: optionalUrl,
+    OIDC_CLIENT_ID: z.string().min(1).optional(),
+    OIDC_CLIENT_SECRET: z.string().min(1).optional(),
+    OIDC_AUDIENCE: z.string().min(1).default("skribent-api"),
+    DEV_OIDC_PORT: z.coerce.number().int().min(0).max(65535).default(3001),
+
+    SESSION_IDLE_MINUTES: z.coerce.number().int().min(1).max(24 * 60).default(30),
+    SESSION_ABSOLUTE_HOURS: z.coerce.number().int().min(1).max(24 * 7).default(12),
+
+    OPERATOR_EMAIL_DOMAIN: z.string().min(3).default("skribent.example"),
+    SUPPORT_EMAIL: z.string().email().default("support@skribent.example"),
+    PARTNER_ORG_LABEL: z.string().min(1).max(60).default("Partnerorganisation"),
+    LINK_HOME: z.string().url().default("https://skribent.example/"),
+    LINK_PLATFORM: z.string().url().default("https://skribent.example/plattform"),
+    LINK_COMPANY_ABOUT: z.string().url().default("https://skribent.example/ueber-uns"),
+    LINK_COMPANY_PRIVACY: z.string().url().default("https://skribent.example/datenschutz"),
+    LINK_COMPANY_IMPRINT: z.string().url().default("https://skribent.example/impressum"),
+    LINK_PRICING: z.string().url().default("https://skribent.example/preise"),
+
+    DISABLE_USER_TEMPLATES: flag.default("0"),
+    DISABLE_MFILES: flag.default("1"),
+    AUTO_START_TRANSCRIPTION: bool.default("true"),
+
+    STORAGE_DRIVER: z.enum(["local", "s3"]).default("local"),
+    STORAGE_SIGNING_SECRET: z.string().min(32).optional(),
+    S3_BUCKET: z.string().min(3).optional(),
+    S3_REGION: z.string().default("eu-central-1"),
+    S3_ENDPOINT: optionalUrl,
+    S3_PUBLIC_ENDPOINT: optionalUrl,
+    S3_ACCESS_KEY_ID: z.string().optional(),
+    S3_SECRET_ACCESS_KEY: z.string().optional(),
+
+    WORKER_IN_PROCESS: bool.default("true"),
+    RATE_LIMIT_SIGNIN_PER_MINUTE: z.coerce.number().int().min(1).default(20),
+
+    PRICE_SPEECH_PER_MINUTE_USD: usd.default(0),
+    PRICE_LLM_INPUT_PER_1K_TOKENS_USD: usd.default(0),
+    PRICE_LLM_OUTPUT_PER_1K_TOKENS_USD: usd.default(0),
+  })
+  .superRefine((env, ctx) => {
+    const issues: Array<[string, string]> = [];
+    if (env.APP_ENV === "production") {
+      if (!env.OIDC_ISSUER) issues.push(["OIDC_ISSUER", "is required in production"]);
+      if (!env.COOKIE_SECRET) issues.push(["COOKIE_SECRET", "is required in production"]);
+      if (!env.APP_URL) issues.push(["APP_URL", "is required in production"]);
+      if (env.STORAGE_DRIVER === "local" && !env.STORAGE_SIGNING_SECRET)
+        issues.push(["STORAGE_SIGNING_SECRET", "is required in production"]);
+    }
+    if (env.OIDC_ISSUER && !(env.OIDC_CLIENT_ID && env.OIDC_CLIENT_SECRET))
+      issues.push(["OIDC_CLIENT_ID", "and OIDC_CLIENT_SECRET are required with OIDC_ISSUER"]);
+    if (env.STORAGE_DRIVER === "s3" && !env.S3_BUCKET)
+      issues.push(["S3_BUCKET", "is required when STORAGE_DRIVER=s3"]);
+    for (const [key, message] of issues)
+      ctx.addIssue({ code: z.ZodIssueCode.custom, path: [key], message });
+  });
+
+export type Env = z.infer<typeof schema>;
+
+export type Config = ReturnType<typeof buildConfig>;
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join("\n")}`);
+  }
+}
+
+export function parseEnv(source: Record<string, string | undefined>): Env {
+  // Empty strings in .env files mean "not set".
+  const cleaned = Object.fromEntries(
+    Object.entries(source).filter(([, v]) => v !== undefined && v !== ""),
+  );
+  const result = schema.safeParse(cleaned);
+  if (!result.success) {
+    throw new ConfigError(
+      result.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`),
+    );
+  }
+  return result.data;
+}
+
+/** A secret that survives restarts on a development machine without asking anyone. */
+function persistedDevSecret(dataDir: string, name: string): string {
+  const file = path.join(dataDir, "secrets", name);
+  try {
+    return fs.readFileSync(file, "utf8").trim();
+  } catch {
+    fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+    const secret = randomBytes(32).toString("base64url");
+    fs.writeFileSync(file, secret, { mode: 0o600 });
+    return secret;
+  }
+}
+
+export function buildConfig(env: Env) {
+  const dataDir = path.resolve(env.DATA_DIR);
+  const appUrl = (env.APP_URL ?? `http://localhost:${env.PORT}`).replace(/\/$/, "");
+  const useDevOidc = !env.OIDC_ISSUER && env.APP_ENV !== "production";
+  return {
+    env: env.APP_ENV,
+    port: env.PORT,
+    appUrl,
+    apiUrl: (env.API_URL ?? appUrl).replace(/\/$/, ""),
+    secureCookies: appUrl.startsWith("https:"),
+    dataDir,
+    databaseUrl: env.DATABASE_URL,
+    cookieSecret: env.COOKIE_SECRET ?? persistedDevSecret(dataDir, "cookie-secret"),
+    oidc: useDevOidc
+      ? {
+          dev: true as const,
+          issuer: `http://localhost:${env.DEV_OIDC_PORT}`,
+          devPort: env.DEV_OIDC_PORT,
+          clientId: "skribent-dev",
+          clientSecret: persistedDevSecret(dataDir, "dev-oidc-client-secret"),
+          audience: env.OIDC_AUDIENCE,
+        }
+      : {
+          dev: false as const,
+          issuer: env.OIDC_ISSUER!.replace(/\/$/, ""),
+          devPort: 0,
+          clientId: env.OIDC_CLIENT_ID!,
+          clientSecret: env.OIDC_CLIENT_SECRET!,
+          audience: env.OIDC_AUDIENCE,
+        },
+    session: {
+      idleMs: env.SESSION_IDLE_MINUTES * 60_000,
+      absoluteMs: env.SESSION_ABSOLUTE_HOURS * 3_600_000,
+    },
+    operatorEmailDomain: env.OPERATOR_EMAIL_DOMAIN.toLowerCase(),
+    supportEmail: env.SUPPORT_EMAIL,
+    partnerOrgLabel: env.PARTNER_ORG_LABEL,
+    links: {
+      home: env.LINK_HOME,
+      platform: env.LINK_PLATFORM,
+      companyAbout: env.LINK_COMPANY_ABOUT,
+      companyPrivacy: env.LINK_COMPANY_PRIVACY,
+      companyImprint: env.LINK_COMPANY_IMPRINT,
+      pricing: env.LINK_PRICING,
+    },
+    flags: {
+      disableUserTemplates: env.DISABLE_USER_TEMPLATES,
+      disableMfiles: env.DISABLE_MFILES,
+      autoStartTranscription: env.AUTO_START_TRANSCRIPTION,
+    },
+    storage:
+      env.STORAGE_DRIVER === "s3"
+        ? {
+            kind: "s3" as const,
+            bucket: env.S3_BUCKET!,
+            region: env.S3_REGION,
+            endpoint: env.S3_ENDPOINT,
+            publicEndpoint: env.S3_PUBLIC_ENDPOINT,
+            accessKeyId: env.S3_ACCESS_KEY_ID,
+            secretAccessKey: env.S3_SECRET_ACCESS_KEY,
+          }
+        : {
+            kind: "local" as const,
+            directory: path.join(dataDir, "objects"),
+            publicBaseUrl: appUrl,
+            signingSecret:
+              env.STORAGE_SIGNING_SECRET ?? persistedDevSecret(dataDir, "storage-signing-secret"),
+            maxUploadBytes: 73_400_320,
+          },
+    workerInProcess: env.WORKER_IN_PROCESS,
+    rateLimits: { signInPerMinute: env.RATE_LIMIT_SIGNIN_PER_MINUTE },
+    prices: {
+      speechPerMinuteUsd: env.PRICE_SPEECH_PER_MINUTE_USD,
+      llmInputPer1kTokensUsd: env.PRICE_LLM_INPUT_PER_1K_TOKENS_USD,
+      llmOutputPer1kTokensUsd: env.PRICE_LLM_OUTPUT_PER_1K_TOKENS_USD,
+    },
+  };
+}
+
+let current: Config | undefined;
+
+/** The configuration of this process. Reads `process.env` on first use. */
+export function getConfig(): Config {
+  current ??= buildConfig(parseEnv(process.env));
+  return current;
+}
+
+/** For tests and the boot sequence: install an explicit configuration. */
+export function setConfig(config: Config) {
+  current = config;
+}
+
+/**
+ * The allowlist of what the browser may know (SPEC §7 runtime config).
+ * Nothing secret, nothing about other users.
+ */
+export function publicConfig(config: Config) {
+  return {
+    apiUrl: config.apiUrl,
+    environment: config.env,
+    identityProvider: new URL(config.oidc.issuer).host,
+    clientId: config.oidc.clientId,
+    audience: config.oidc.audience,
+    disableUserTemplates: config.flags.disableUserTemplates ? 1 : 0,
+    disableMfiles: config.flags.disableMfiles ? 1 : 0,
+    links: config.links,
+    supportEmail: config.supportEmail,
+  };
+}
+export type PublicConfig = ReturnType<typeof publicConfig>;

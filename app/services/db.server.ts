@@ -1,0 +1,148 @@
+import fs from "node:fs";
+import path from "node:path";
+import { PGlite } from "@electric-sql/pglite";
+import { PGLiteSocketServer } from "@electric-sql/pglite-socket";
+import { Kysely, Migrator, PostgresDialect, sql } from "kysely";
+import pg from "pg";
+import { migrations } from "../../migrations/index";
+import type { Database } from "~/models/schema";
+
+// One code path for embedded and real PostgreSQL (ADR 0002): the embedded PGlite
+// is served over pglite-socket and everything talks `pg` to it. PGlite is a single
+// session, so the app's pool holds exactly one connection: a transaction can never
+// see another request's statements (STACK-NOTES pitfall 4).
+
+export type DatabaseHandle = {
+  kind: "pglite" | "postgres";
+  db: Kysely<Database>;
+  pool: pg.Pool;
+  connectionString: string;
+  /** PGlite only: a gzip tarball of the data directory, to clone a migrated database. */
+  dumpDataDir?: () => Promise<Blob>;
+  close(): Promise<void>;
+};
+
+export type OpenDatabaseOptions =
+  | { kind: "postgres"; url: string; poolSize?: number }
+  | { kind: "pglite"; dataDir?: string; loadDataDir?: Blob | File; socketDir?: string };
+
+export async function openDatabase(options: OpenDatabaseOptions): Promise<DatabaseHandle> {
+  if (options.kind === "postgres") {
+    const pool = new pg.Pool({
+      connectionString: options.url,
+      max: options.poolSize ?? 10,
+      connectionTimeoutMillis: 10_000,
+    });
+    pool.on("error", (error) => console.warn("[db] idle client error:", error.message));
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    return {
+      kind: "postgres",
+      db,
+      pool,
+      connectionString: options.url,
+      async close() {
+        await db.destroy();
+      },
+    };
+  }
+
+  if (options.dataDir) fs.mkdirSync(options.dataDir, { recursive: true });
+  const pglite = await PGlite.create({
+    dataDir: options.dataDir,
+    loadDataDir: options.loadDataDir,
+  });
+  // The embedded database listens on a Unix socket in a private directory (PGlite
+  // has no authentication); tests without a data directory use a loopback port.
+  // A second connection is kept free for operators and tests (psql, e2e checks).
+  const socketPath = options.socketDir ? preparePrivateSocket(options.socketDir) : undefined;
+  const server = new PGLiteSocketServer({
+    db: pglite,
+    ...(socketPath ? { path: socketPath } : { host: "127.0.0.1", port: 0 }),
+    maxConnections: 2,
+  });
+  await server.start();
+  const connection = socketPath
+    ? { host: options.socketDir!, port: 5432 }
+    : { host: "127.0.0.1", port: Number(server.getServerConn().split(":").pop()) };
+  const connectionString = `postgres://postgres@${encodeURIComponent(connection.host)}:${connection.port}/postgres`;
+  const pool = new pg.Pool({
+    ...connection,
+    user: "postgres",
+    database: "postgres",
+    max: 1,
+    connectionTimeoutMillis: 30_000,
+  });
+  pool.on("error", (error) => console.warn("[db] idle client error:", error.message));
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  let closed = false;
+  return {
+    kind: "pglite",
+    db,
+    pool,
+    connectionString,
+    dumpDataDir: () => pglite.dumpDataDir("gzip"),
+    async close() {
+      if (closed) return;
+      closed = true;
+      await db.destroy();
+      await server.stop();
+      await pglite.close();
+    },
+  };
+}
+
+/** pg finds a server socket as `<dir>/.s.PGSQL.<port>`. */
+function preparePrivateSocket(dir: string) {
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  fs.chmodSync(dir, 0o700);
+  const socketPath = path.join(dir, ".s.PGSQL.5432");
+  // A crashed process leaves its socket file behind.
+  fs.rmSync(socketPath, { force: true });
+  if (socketPath.length > 100) throw new Error(`DATA_DIR is too deep for a Unix socket: ${socketPath}`);
+  return socketPath;
+}
+
+export async function migrateToLatest(db: Kysely<Database>) {
+  const migrator = new Migrator({
+    db,
+    provider: { getMigrations: async () => migrations },
+  });
+  const { error, results } = await migrator.migrateToLatest();
+  const failed = results?.find((r) => r.status === "Error");
+  if (error || failed) {
+    throw new Error(
+      `Migration ${failed?.migrationName ?? ""} failed: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
+  return results ?? [];
+}
+
+export async function pingDatabase(db: Kysely<Database>, timeoutMs = 2_000) {
+  const timeout = new Promise<never>((_, reject) =>
+    setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs).unref(),
+  );
+  await Promise.race([sql`select 1`.execute(db), timeout]);
+}
+
+export function pgliteDataDir(dataDir: string) {
+  return path.join(dataDir, "pglite");
+}
+
+export function pgliteSocketDir(dataDir: string) {
+  return path.join(dataDir, "pglite-socket");
+}
+
+let handle: DatabaseHandle | undefined;
+
+export function setDatabase(next: DatabaseHandle | undefined) {
+  handle = next;
+}
+
+export function getDatabase(): DatabaseHandle {
+  if (!handle) throw new Error("Database not initialised: boot() has not run");
+  return handle;
+}
+
+export function getDb(): Kysely<Database> {
+  return getDatabase().db;
+}

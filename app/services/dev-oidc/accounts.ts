@@ -1,0 +1,75 @@
+// Demo accounts of the built-in development identity provider. Plain data with no
+// server imports, so the README, seeds and tests can read it without starting anything.
+
+export type DemoAccount = {
+  id: string;
+  email: string;
+  emailVerified: boolean;
+  givenName: string;
+  familyName: string;
+  name: string;
+  locale: "de" | "en";
+  role: "clinician" | "admin" | "unverified";
+};
+
+/** The operator's own e-mail domain in development; accounts on it see the admin dashboard. */
+export const OPERATOR_DEMO_DOMAIN = "skribent.example";
+
+export const demoAccounts: DemoAccount[] = [
+  {
+    // Hausärztliche Praxis (general practice).
+    id: "anna-berger",
+    email: "anna.berger@praxis-berger.example",
+    emailVerified: true,
+    givenName: "Anna",
+    familyName: "Berger",
+    name: "Dr. med. Anna Berger",
+    locale: "de",
+    role: "clinician",
+  },
+  {
+    id: "jonas-keller",
+    email: "jonas.keller@klinikum-nord.example",
+    emailVerified: true,
+    givenName: "Jonas",
+    familyName: "Keller",
+    name: "Dr. med. Jonas Keller",
+    locale: "de",
+    role: "clinician",
+  },
+  {
+    id: "emily-clarke",
+    email: "emily.clarke@stmarys.example",
+    emailVerified: true,
+    givenName: "Emily",
+    familyName: "Clarke",
+    name: "Dr Emily Clarke",
+    locale: "en",
+    role: "clinician",
+  },
+  {
+    id: "ops-admin",
+    email: `admin@${OPERATOR_DEMO_DOMAIN}`,
+    emailVerified: true,
+    givenName: "Ops",
+    familyName: "Admin",
+    name: "Ops Admin",
+    locale: "de",
+    role: "admin",
+  },
+  {
+    // Choosing this account ends sign-in with the "verify your e-mail" error.
+    id: "lena-vogel",
+    email: "lena.vogel@praxis-vogel.example",
+    emailVerified: false,
+    givenName: "Lena",
+    familyName: "Vogel",
+    name: "Lena Vogel",
+    locale: "de",
+    role: "unverified",
+  },
+];
+
+export function findDemoAccount(id: string): DemoAccount | undefined {
+  return demoAccounts.find((account) => account.id === id);
+}

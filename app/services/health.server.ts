@@ -1,0 +1,74 @@
+import { getConfig } from "./config.server";
+import { getDb, pingDatabase } from "./db.server";
+import { getStorage } from "./storage.server";
+
+// SPEC §3 "Health check". Every entry is a live check with a time-out; a
+// service that is not configured (or not built yet) says so — never a
+// hard-coded "healthy". Later capabilities register their own checks.
+
+export type CheckStatus = "healthy" | "error" | "not_configured";
+export type CheckResult = { status: CheckStatus; detail?: string; latency_ms?: number };
+type Check = () => Promise<Omit<CheckResult, "latency_ms">>;
+
+export const serviceTestNames = [
+  "database",
+  "llm_primary",
+  "llm_secondary",
+  "media_conversion",
+  "speech_recognition",
+  "speech_token",
+] as const;
+export const serviceNames = ["speech_service", "llm_client"] as const;
+
+const TIMEOUT_MS = 3_000;
+
+const notYet: Check = async () => ({ status: "not_configured", detail: "not available in this version" });
+
+const checks = new Map<string, Check>([
+  [
+    "database",
+    async () => {
+      await pingDatabase(getDb(), 2_000);
+      return { status: "healthy" };
+    },
+  ],
+  ["storage", async () => getStorage().check(TIMEOUT_MS)],
+]);
+
+export function registerHealthCheck(name: string, check: Check) {
+  checks.set(name, check);
+}
+
+async function run(name: string): Promise<CheckResult> {
+  const check = checks.get(name) ?? notYet;
+  const started = performance.now();
+  try {
+    const result = await Promise.race([
+      check(),
+      new Promise<never>((_, reject) =>
+        setTimeout(() => reject(new Error(`no answer within ${TIMEOUT_MS} ms`)), TIMEOUT_MS).unref(),
+      ),
+    ]);
+    return { ...result, latency_ms: Math.round(performance.now() - started) };
+  } catch (error) {
+    return {
+      status: "error",
+      detail: error instanceof Error ? error.message.slice(0, 200) : "check failed",
+      latency_ms: Math.round(performance.now() - started),
+    };
+  }
+}
+
+export async function healthReport() {
+  const [storage, tests, services] = await Promise.all([
+    run("storage"),
+    Promise.all(serviceTestNames.map((name) => run(name))),
+    Promise.all(serviceNames.map((name) => run(name))),
+  ]);
+  return {
+    s3_connected: storage.status === "healthy",
+    storage: { kind: getConfig().storage.kind, ...storage },
+    service_tests: Object.fromEntries(serviceTestNames.map((name, i) => [name, tests[i]])),
+    services: Object.fromEntries(serviceNames.map((name, i) => [name, services[i]])),
+  };
+}

@@ -1,0 +1,73 @@
+import fs from "node:fs";
+import path from "node:path";
+import { createCookie } from "@remix-run/node";
+import { createInstance, type i18n as I18n, type Resource } from "i18next";
+import { RemixI18Next } from "remix-i18next/server";
+import { fallbackLanguage, i18nOptions, isLanguage, supportedLanguages, type Language } from "~/i18n";
+
+// Server-first i18n (STYLE.md §12). Translations live in public/locales/{lng}/{ns}.json;
+// the server reads them once. Pages without an island ship no JavaScript, so the
+// client needs no bundle of every language.
+
+export const languageCookie = createCookie("skribent_lng", {
+  path: "/",
+  sameSite: "lax",
+  httpOnly: true,
+  maxAge: 60 * 60 * 24 * 365,
+});
+
+let resources: Resource | undefined;
+
+export function loadResources(): Resource {
+  if (resources) return resources;
+  const root = path.resolve(process.cwd(), "public/locales");
+  const loaded: Resource = {};
+  for (const language of supportedLanguages) {
+    loaded[language] = {};
+    for (const file of fs.readdirSync(path.join(root, language))) {
+      if (!file.endsWith(".json")) continue;
+      loaded[language][file.replace(/\.json$/, "")] = JSON.parse(
+        fs.readFileSync(path.join(root, language, file), "utf8"),
+      );
+    }
+  }
+  resources = loaded;
+  return loaded;
+}
+
+export const remixI18next = new RemixI18Next({
+  detection: {
+    supportedLanguages: [...supportedLanguages],
+    fallbackLanguage,
+    cookie: languageCookie,
+    // The user's explicit choice only: the default is German (SPEC §3).
+    order: ["cookie"],
+  },
+  i18next: { ...i18nOptions, resources: loadResources() },
+});
+
+export async function getLanguage(request: Request): Promise<Language> {
+  const locale = await remixI18next.getLocale(request);
+  return isLanguage(locale) ? locale : fallbackLanguage;
+}
+
+export async function getT(request: Request, ns: string | string[] = "common") {
+  const language = await getLanguage(request);
+  return getFixedTFor(language, ns);
+}
+
+export async function getFixedTFor(language: Language, ns: string | string[] = "common") {
+  const instance = await createI18n(language, Array.isArray(ns) ? ns : [ns]);
+  return instance.getFixedT(language, ns);
+}
+
+export async function createI18n(language: Language, namespaces: string[]): Promise<I18n> {
+  const instance = createInstance();
+  await instance.init({
+    ...i18nOptions,
+    lng: language,
+    ns: namespaces.length > 0 ? namespaces : ["common"],
+    resources: loadResources(),
+  });
+  return instance;
+}

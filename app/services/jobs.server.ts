@@ -1,0 +1,65 @@
+import PgBoss from "pg-boss";
+import type pg from "pg";
+import { deleteExpiredSessions } from "~/models/session.server";
+import { getConfig } from "./config.server";
+import { deleteExpiredPendingPosts } from "./pending-post.server";
+import { pruneRateLimits } from "./rate-limit.server";
+
+// The durable queue lives in the database (pg-boss, ADR 0005). It talks through
+// the app's own pool, so on the embedded PGlite it shares the single connection
+// and never interleaves with a transaction.
+
+export const queues = {
+  expireSessions: "maintenance-expire-sessions",
+} as const;
+
+export type JobsHandle = { boss: PgBoss; stop(): Promise<void> };
+
+export async function startJobs(options: { pool: pg.Pool; work: boolean; schedule?: boolean }) {
+  const boss = new PgBoss({
+    db: { executeSql: (text, values) => options.pool.query(text, values) },
+    schema: "pgboss",
+    // Maintenance and cron only where the worker runs; a pure web instance just sends.
+    supervise: options.work,
+    schedule: options.work && options.schedule !== false,
+  });
+  boss.on("error", (error) => console.warn("[jobs]", error.message));
+  await boss.start();
+  await boss.createQueue(queues.expireSessions, {
+    name: queues.expireSessions,
+    policy: "singleton",
+    retryLimit: 3,
+    retryDelay: 30,
+    retryBackoff: true,
+    expireInSeconds: 120,
+  });
+  if (options.work) {
+    await boss.work(queues.expireSessions, async () => {
+      await runExpireSessions();
+    });
+    if (options.schedule !== false) await boss.schedule(queues.expireSessions, "*/5 * * * *");
+  }
+  return {
+    boss,
+    async stop() {
+      await boss.stop({ graceful: true, wait: true, timeout: 10_000 });
+    },
+  } satisfies JobsHandle;
+}
+
+/** Removes expired sessions, stale kept forms and old rate-limit windows. */
+export async function runExpireSessions(now = new Date()) {
+  const sessions = await deleteExpiredSessions({ now, idleMs: getConfig().session.idleMs });
+  const pendingPosts = await deleteExpiredPendingPosts(now);
+  const rateLimitWindows = await pruneRateLimits({ before: new Date(now.getTime() - 24 * 3_600_000) });
+  return { sessions, pendingPosts, rateLimitWindows };
+}
+
+let current: JobsHandle | undefined;
+export function setJobs(handle: JobsHandle | undefined) {
+  current = handle;
+}
+export function getJobs() {
+  if (!current) throw new Error("Job queue not started");
+  return current;
+}

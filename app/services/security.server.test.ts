@@ -1,0 +1,56 @@
+import { describe, expect, it } from "vitest";
+import { applySecurityHeaders, isCrossSiteWrite, safeRedirect } from "./security.server";
+
+const app = "http://localhost:3000";
+
+function post(headers: Record<string, string>) {
+  return new Request(`${app}/x`, { method: "POST", headers });
+}
+
+describe("safeRedirect", () => {
+  it.each([
+    ["/audio", "/audio"],
+    ["/settings?x=1#a", "/settings?x=1#a"],
+    ["//evil.example/", "/"],
+    ["/\\evil.example", "/"],
+    ["https://evil.example/", "/"],
+    ["javascript:alert(1)", "/"],
+    ["/\tjavascript:alert(1)", "/"],
+    ["", "/"],
+  ])("%s → %s", (input, expected) => {
+    expect(safeRedirect(input)).toBe(expected);
+  });
+});
+
+describe("isCrossSiteWrite", () => {
+  it("rejects a cross-site POST by Fetch-Metadata", () => {
+    expect(isCrossSiteWrite(post({ "Sec-Fetch-Site": "cross-site" }), app)).toBe(true);
+    expect(isCrossSiteWrite(post({ "Sec-Fetch-Site": "same-site" }), app)).toBe(true);
+  });
+  it("accepts same-origin and user-initiated requests", () => {
+    expect(isCrossSiteWrite(post({ "Sec-Fetch-Site": "same-origin" }), app)).toBe(false);
+    expect(isCrossSiteWrite(post({ "Sec-Fetch-Site": "none" }), app)).toBe(false);
+  });
+  it("falls back to Origin when Fetch-Metadata is missing", () => {
+    expect(isCrossSiteWrite(post({ Origin: "https://evil.example" }), app)).toBe(true);
+    expect(isCrossSiteWrite(post({ Origin: "null" }), app)).toBe(true);
+    expect(isCrossSiteWrite(post({ Origin: app }), app)).toBe(false);
+  });
+  it("never blocks reads", () => {
+    expect(isCrossSiteWrite(new Request(app, { headers: { "Sec-Fetch-Site": "cross-site" } }), app)).toBe(false);
+  });
+});
+
+describe("applySecurityHeaders", () => {
+  it("sets HSTS only for https outside localhost", () => {
+    expect(applySecurityHeaders(new Headers(), { appUrl: "https://skribent.example" }).get("Strict-Transport-Security")).toMatch(/max-age/);
+    expect(applySecurityHeaders(new Headers(), { appUrl: "https://localhost" }).get("Strict-Transport-Security")).toBeNull();
+    expect(applySecurityHeaders(new Headers(), { appUrl: app }).get("Strict-Transport-Security")).toBeNull();
+  });
+  it("puts the nonce in the CSP and forbids framing", () => {
+    const csp = applySecurityHeaders(new Headers(), { appUrl: app, nonce: "abc" }).get("Content-Security-Policy")!;
+    expect(csp).toContain("'nonce-abc'");
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(csp).not.toContain("unsafe-inline");
+  });
+});

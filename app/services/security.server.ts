@@ -1,0 +1,81 @@
+import { randomBytes } from "node:crypto";
+
+// Security baseline (ARCHITECTURE.md): headers on every document and API answer,
+// a per-response CSP nonce, and a same-origin check for state-changing requests.
+
+export function createNonce() {
+  return randomBytes(16).toString("base64");
+}
+
+export function contentSecurityPolicy(options: { nonce: string; formTargets: string[] }) {
+  return [
+    "default-src 'self'",
+    `script-src 'nonce-${options.nonce}' 'strict-dynamic'`,
+    "style-src 'self'",
+    "img-src 'self' data: blob:",
+    "media-src 'self' blob:",
+    "font-src 'self'",
+    "connect-src 'self'",
+    "object-src 'none'",
+    "base-uri 'none'",
+    // Chromium applies form-action to the redirect after a POST (logout goes to the provider).
+    `form-action 'self' ${options.formTargets.join(" ")}`.trim(),
+    "frame-ancestors 'none'",
+  ].join("; ");
+}
+
+export function applySecurityHeaders(
+  headers: Headers,
+  options: { appUrl: string; nonce?: string; formTargets?: string[] },
+) {
+  if (options.nonce)
+    headers.set(
+      "Content-Security-Policy",
+      contentSecurityPolicy({ nonce: options.nonce, formTargets: options.formTargets ?? [] }),
+    );
+  else headers.set("Content-Security-Policy", "default-src 'none'; frame-ancestors 'none'");
+  headers.set("X-Content-Type-Options", "nosniff");
+  headers.set("Referrer-Policy", "same-origin");
+  headers.set("X-Frame-Options", "DENY");
+  headers.set("Cross-Origin-Opener-Policy", "same-origin");
+  headers.set("Permissions-Policy", "microphone=(self), camera=(), geolocation=(), payment=()");
+  if (isHttpsOutsideLocalhost(options.appUrl))
+    headers.set("Strict-Transport-Security", "max-age=31536000; includeSubDomains");
+  return headers;
+}
+
+function isHttpsOutsideLocalhost(appUrl: string) {
+  const url = new URL(appUrl);
+  return url.protocol === "https:" && !["localhost", "127.0.0.1", "[::1]"].includes(url.hostname);
+}
+
+const safeMethods = new Set(["GET", "HEAD", "OPTIONS"]);
+
+/**
+ * Rejects cross-site state-changing requests: Fetch-Metadata first, the Origin
+ * header for browsers that send no Fetch-Metadata. Requests with neither are
+ * not from a browser form (curl, API clients with bearer tokens) and pass.
+ */
+export function isCrossSiteWrite(request: Request, appUrl: string) {
+  if (safeMethods.has(request.method.toUpperCase())) return false;
+  const site = request.headers.get("Sec-Fetch-Site");
+  if (site) return site !== "same-origin" && site !== "none";
+  const origin = request.headers.get("Origin");
+  if (origin) return origin !== new URL(appUrl).origin;
+  return false;
+}
+
+/** Only same-origin, path-absolute targets; everything else becomes the fallback. */
+export function safeRedirect(to: FormDataEntryValue | string | null | undefined, fallback = "/") {
+  if (!to || typeof to !== "string") return fallback;
+  if (!to.startsWith("/") || to.startsWith("//") || to.startsWith("/\\")) return fallback;
+  // Control characters and backslashes let browsers reinterpret the target.
+  if (/[\u0000-\u001f\\]/.test(to)) return fallback;
+  try {
+    const url = new URL(to, "http://x.invalid");
+    if (url.origin !== "http://x.invalid") return fallback;
+  } catch {
+    return fallback;
+  }
+  return to;
+}

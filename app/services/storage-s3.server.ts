@@ -1,0 +1,223 @@
+import { Readable } from "node:stream";
+
+import {
+  DeleteObjectCommand,
+  GetObjectCommand,
+  HeadBucketCommand,
+  HeadObjectCommand,
+  PutObjectCommand,
+  S3Client,
+  S3ServiceException,
+  type S3ClientConfig,
+} from "@aws-sdk/client-s3";
+import { getSignedUrl } from "@aws-sdk/s3-request-presigner";
+
+import {
+  DEFAULT_CHECK_TIMEOUT_MS,
+  DEFAULT_DOWNLOAD_URL_SECONDS,
+  DEFAULT_UPLOAD_URL_SECONDS,
+  assertContentType,
+  assertWellFormedKey,
+  resolveExpiry,
+  type ObjectStorage,
+  type StorageConfig,
+  type StorageHealth,
+} from "./storage.server";
+
+export type S3StorageConfig = Extract<StorageConfig, { kind: "s3" }>;
+
+// Time to connect, time to the response headers, and idle time while a body streams. A stalled S3 never
+// holds a request or a job for longer than these.
+const CONNECTION_TIMEOUT_MS = 5_000;
+const REQUEST_TIMEOUT_MS = 60_000;
+const SOCKET_IDLE_TIMEOUT_MS = 30_000;
+// Whole-operation caps, retries included, for calls that return no stream.
+const METADATA_OPERATION_TIMEOUT_MS = 15_000;
+const PUT_OPERATION_TIMEOUT_MS = 120_000;
+
+function clientConfig(config: S3StorageConfig, endpoint: string | undefined): S3ClientConfig {
+  const hasKeyId = Boolean(config.accessKeyId);
+  const hasSecret = Boolean(config.secretAccessKey);
+  if (hasKeyId !== hasSecret) {
+    throw new Error("S3 storage: accessKeyId and secretAccessKey must be given together");
+  }
+  return {
+    region: config.region,
+    endpoint,
+    // S3-compatible servers (MinIO, s3rver, Ceph) rarely have wildcard DNS for virtual-hosted buckets.
+    forcePathStyle: config.forcePathStyle ?? Boolean(config.endpoint),
+    // Without these the SDK adds CRC32 checksums to presigned PUTs that a browser cannot compute, and
+    // validates checksums some S3-compatible servers do not send.
+    requestChecksumCalculation: "WHEN_REQUIRED",
+    responseChecksumValidation: "WHEN_REQUIRED",
+    // Without explicit credentials the SDK's default chain (environment, instance role) applies.
+    credentials:
+      config.accessKeyId && config.secretAccessKey
+        ? { accessKeyId: config.accessKeyId, secretAccessKey: config.secretAccessKey }
+        : undefined,
+    requestHandler: {
+      connectionTimeout: CONNECTION_TIMEOUT_MS,
+      requestTimeout: REQUEST_TIMEOUT_MS,
+      socketTimeout: SOCKET_IDLE_TIMEOUT_MS,
+      // The default only logs a warning when requestTimeout passes.
+      throwOnRequestTimeout: true,
+    },
+    maxAttempts: 3,
+  };
+}
+
+function isNotFound(error: unknown): boolean {
+  if (error instanceof S3ServiceException) {
+    return error.$metadata.httpStatusCode === 404 || error.name === "NotFound" || error.name === "NoSuchKey";
+  }
+  return false;
+}
+
+/** A short, secret-free description of why a call failed, fit for a health endpoint. */
+function describeFailure(error: unknown, timeoutMs: number): string {
+  if (error instanceof Error && (error.name === "AbortError" || error.name === "TimeoutError")) {
+    return `No answer within ${timeoutMs} ms`;
+  }
+  if (error instanceof S3ServiceException) {
+    const status = error.$metadata.httpStatusCode;
+    if (status === 404) return "Bucket not found";
+    if (status === 403) return "Access denied to bucket";
+    return `Bucket check failed with status ${status ?? "unknown"}`;
+  }
+  if (error instanceof Error && "code" in error && typeof error.code === "string") {
+    return `Cannot reach storage endpoint (${error.code})`;
+  }
+  return "Cannot reach storage endpoint";
+}
+
+function toBuffer(chunk: Buffer | Uint8Array | string): Buffer {
+  return typeof chunk === "string"
+    ? Buffer.from(chunk)
+    : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+}
+
+async function collect(stream: NodeJS.ReadableStream): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(toBuffer(chunk));
+  return Buffer.concat(chunks);
+}
+
+export function createS3Storage(config: S3StorageConfig): ObjectStorage {
+  if (!config.bucket) throw new Error("S3 storage: bucket is required");
+  if (!config.region) throw new Error("S3 storage: region is required");
+  const bucket = config.bucket;
+  const client = new S3Client(clientConfig(config, config.endpoint));
+  // Browsers may reach S3 under another host than the server does (a container name versus localhost);
+  // the host is part of the signature, so URLs for browsers are signed by a client that uses their host.
+  const presignClient = config.publicEndpoint
+    ? new S3Client(clientConfig(config, config.publicEndpoint))
+    : client;
+
+  return {
+    kind: "s3",
+
+    async createUploadUrl({ key, contentType, expiresInSeconds }) {
+      assertWellFormedKey(key);
+      assertContentType(contentType);
+      const expiresIn = resolveExpiry(expiresInSeconds, DEFAULT_UPLOAD_URL_SECONDS);
+      const url = await getSignedUrl(
+        presignClient,
+        new PutObjectCommand({ Bucket: bucket, Key: key, ContentType: contentType }),
+        // The presigner leaves Content-Type unsigned by default; signing it stops a browser from storing
+        // another type than the server allowed (S3 and MinIO enforce it).
+        { expiresIn, signableHeaders: new Set(["content-type"]) },
+      );
+      return { url, method: "PUT", headers: { "Content-Type": contentType } };
+    },
+
+    async createDownloadUrl({ key, expiresInSeconds, contentType }) {
+      assertWellFormedKey(key);
+      if (contentType !== undefined) assertContentType(contentType);
+      const expiresIn = resolveExpiry(expiresInSeconds, DEFAULT_DOWNLOAD_URL_SECONDS);
+      return getSignedUrl(
+        presignClient,
+        new GetObjectCommand({ Bucket: bucket, Key: key, ResponseContentType: contentType }),
+        { expiresIn },
+      );
+    },
+
+    async put({ key, body, contentType }) {
+      assertWellFormedKey(key);
+      assertContentType(contentType);
+      // PutObject needs a known Content-Length, which a stream of unknown length lacks; bodies that go
+      // through `put` are server-made and small (transcripts, letters, context), so buffering them is
+      // cheaper than a multipart upload. Large browser uploads go through presigned URLs instead.
+      const payload = body instanceof Uint8Array ? body : await collect(body);
+      await client.send(
+        new PutObjectCommand({ Bucket: bucket, Key: key, Body: payload, ContentType: contentType }),
+        { abortSignal: AbortSignal.timeout(PUT_OPERATION_TIMEOUT_MS) },
+      );
+    },
+
+    async getStream(key, options) {
+      assertWellFormedKey(key);
+      const range = options?.range;
+      try {
+        // No whole-call abort signal: it would cut off a long body mid-stream. The request handler's
+        // connection, first-byte and idle timeouts bound the call instead.
+        const result = await client.send(
+          new GetObjectCommand({
+            Bucket: bucket,
+            Key: key,
+            Range: range ? `bytes=${range.start}-${range.end}` : undefined,
+          }),
+        );
+        if (result.Body instanceof Readable) return result.Body;
+        throw new Error("S3 storage: GetObject returned no readable body");
+      } catch (error) {
+        if (isNotFound(error)) return null;
+        throw error;
+      }
+    },
+
+    async head(key) {
+      assertWellFormedKey(key);
+      try {
+        const result = await client.send(new HeadObjectCommand({ Bucket: bucket, Key: key }), {
+          abortSignal: AbortSignal.timeout(METADATA_OPERATION_TIMEOUT_MS),
+        });
+        return { size: result.ContentLength ?? 0, contentType: result.ContentType, etag: result.ETag };
+      } catch (error) {
+        if (isNotFound(error)) return null;
+        throw error;
+      }
+    },
+
+    async delete(key) {
+      assertWellFormedKey(key);
+      await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }), {
+        abortSignal: AbortSignal.timeout(METADATA_OPERATION_TIMEOUT_MS),
+      });
+    },
+
+    async check(timeoutMs = DEFAULT_CHECK_TIMEOUT_MS): Promise<StorageHealth> {
+      const controller = new AbortController();
+      let timer: NodeJS.Timeout | undefined;
+      // The race guarantees the answer arrives in time even while the SDK sleeps between retries, where an
+      // abort signal is only noticed at the next attempt.
+      const timedOut = new Promise<"timeout">((resolve) => {
+        timer = setTimeout(() => {
+          controller.abort();
+          resolve("timeout");
+        }, timeoutMs);
+      });
+      try {
+        const outcome = await Promise.race([
+          client.send(new HeadBucketCommand({ Bucket: bucket }), { abortSignal: controller.signal }),
+          timedOut,
+        ]);
+        if (outcome === "timeout") return { status: "error", detail: `No answer within ${timeoutMs} ms` };
+        return { status: "healthy" };
+      } catch (error) {
+        return { status: "error", detail: describeFailure(error, timeoutMs) };
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+  };
+}

@@ -1,0 +1,59 @@
+import { createCookie } from "@remix-run/node";
+import { z } from "zod";
+import { getConfig } from "./config.server";
+
+// One-time messages across a redirect (SPEC §8 "Presentation"), so that banners
+// and toasts work without JavaScript. The cookie carries an i18n key, never text.
+
+export const toastKeys = [
+  "errors.loadingFailed",
+  "errors.refreshFailed",
+  "errors.forceCleanupFailed",
+  "errors.deleteAudioFailed",
+  "errors.transcriptionFailed",
+  "errors.updateAfterUploadFailed",
+  "fileIdentifier.renameError",
+  "transcription.createLetterFailed",
+  "transcription.autoCreateFailed",
+  "transcription.notPatientConversation",
+  "toast.signedIn",
+  "toast.signedOut",
+  "toast.sessionExpired",
+  "toast.languageChanged",
+  "toast.pendingPostKept",
+  "notice.transcriptionLanguage_de",
+  "notice.transcriptionLanguage_en",
+] as const;
+
+const toastSchema = z.object({
+  type: z.enum(["error", "success", "info"]),
+  key: z.enum(toastKeys),
+  values: z.record(z.string(), z.string().max(200)).optional(),
+});
+export type Toast = z.infer<typeof toastSchema>;
+
+function toastCookie() {
+  return createCookie("skribent_toast", {
+    httpOnly: true,
+    sameSite: "lax",
+    secure: getConfig().secureCookies,
+    path: "/",
+    secrets: [getConfig().cookieSecret],
+    maxAge: 60,
+  });
+}
+
+export async function setToast(toast: Toast) {
+  return toastCookie().serialize(toast);
+}
+
+/** Reads the pending toast and the Set-Cookie that consumes it. */
+export async function readToast(request: Request) {
+  const raw = await toastCookie().parse(request.headers.get("Cookie"));
+  if (!raw) return { toast: null, setCookie: null };
+  const parsed = toastSchema.safeParse(raw);
+  return {
+    toast: parsed.success ? parsed.data : null,
+    setCookie: await toastCookie().serialize("", { maxAge: 0 }),
+  };
+}

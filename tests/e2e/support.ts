@@ -1,0 +1,43 @@
+import fs from "node:fs";
+import path from "node:path";
+import { expect, type Page } from "@playwright/test";
+import pg from "pg";
+
+export const dataDir = path.resolve(`./data/e2e-${process.env.E2E_PORT ?? 3100}`);
+
+/** Signs in through the development provider exactly as a user does (works with JS off). */
+export async function signIn(page: Page, accountId = "anna-berger", startAt = "/") {
+  await page.goto(startAt);
+  await chooseAccountIfAsked(page, accountId);
+}
+
+/** The provider asks only when it has no session of its own (single sign-on otherwise). */
+export async function chooseAccountIfAsked(page: Page, accountId: string) {
+  const settled = (url: URL) => !/^\/(interaction|auth|login)/.test(url.pathname);
+  await page.waitForURL((url) => url.pathname.startsWith("/interaction") || settled(url));
+  if (new URL(page.url()).pathname.startsWith("/interaction")) {
+    await page.locator(`button[name="accountId"][value="${accountId}"]`).click();
+  }
+  await page.waitForURL(settled);
+}
+
+/** Direct access to the app's embedded database, for arranging time (no sleeping). */
+export async function withDatabase<T>(fn: (client: pg.Client) => Promise<T>) {
+  const socketDir = path.join(dataDir, "pglite-socket");
+  const client = new pg.Client(
+    fs.existsSync(socketDir)
+      ? { host: socketDir, port: 5432, user: "postgres", database: "postgres" }
+      : { connectionString: process.env.DATABASE_URL },
+  );
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+
+export async function expectWorkspace(page: Page, heading: RegExp | string) {
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText(heading);
+  await expect(page.locator("[data-topbar]")).toBeVisible();
+}
