@@ -23,7 +23,7 @@ export default defineConfig({
   forbidOnly: !!process.env.CI,
   retries: 0,
   timeout: 30_000,
-  reporter: process.env.CI ? [["list"]] : [["list"]],
+  reporter: (process.env.PLAYWRIGHT_REPORTERS ?? "list").split(",").map((name) => [name]) as never,
   use: {
     baseURL: `http://localhost:${PORT}`,
     locale: "de-DE",

@@ -20,7 +20,10 @@ describe("translations", () => {
       const de = JSON.parse(fs.readFileSync(path.join(root, "de", ns), "utf8"));
       const en = JSON.parse(fs.readFileSync(path.join(root, "en", ns), "utf8"));
       expect(keys(en).sort(), ns).toEqual(keys(de).sort());
-      for (const text of [...keys(de).map((k) => k.split(".").reduce((o, p) => o[p], de)), ...keys(en).map((k) => k.split(".").reduce((o, p) => o[p], en))])
+      for (const text of [
+        ...keys(de).map((k) => k.split(".").reduce((o, p) => o[p], de)),
+        ...keys(en).map((k) => k.split(".").reduce((o, p) => o[p], en)),
+      ])
         expect(String(text).trim().length, ns).toBeGreaterThan(0);
     }
   });

@@ -37,17 +37,11 @@ export async function up(db: Kysely<unknown>) {
     .addColumn("action", "text", (c) => c.notNull())
     .addColumn("entity_type", "text")
     .addColumn("entity_id", "text")
-    .addColumn("outcome", "text", (c) =>
-      c.notNull().check(sql`outcome in ('success', 'failure', 'denied')`),
-    )
+    .addColumn("outcome", "text", (c) => c.notNull().check(sql`outcome in ('success', 'failure', 'denied')`))
     .addColumn("ip", "text")
     .addColumn("request_id", "text")
     .execute();
-  await db.schema
-    .createIndex("audit_events_user_at_idx")
-    .on("audit_events")
-    .columns(["user_id", "at"])
-    .execute();
+  await db.schema.createIndex("audit_events_user_at_idx").on("audit_events").columns(["user_id", "at"]).execute();
 
   await db.schema
     .createTable("rate_limits")
@@ -110,9 +104,7 @@ export async function up(db: Kysely<unknown>) {
       c
         .notNull()
         .defaultTo("pending")
-        .check(
-          sql`medical_letter_status in ('pending', 'processing', 'completed', 'failed', 'structure_error')`,
-        ),
+        .check(sql`medical_letter_status in ('pending', 'processing', 'completed', 'failed', 'structure_error')`),
     )
     .addColumn("created_at", "timestamptz", (c) => c.notNull().defaultTo(sql`now()`))
     .addColumn("updated_at", "timestamptz", (c) => c.notNull().defaultTo(sql`now()`))
@@ -134,11 +126,7 @@ export async function up(db: Kysely<unknown>) {
     .addColumn("created_at", "timestamptz", (c) => c.notNull().defaultTo(sql`now()`))
     .addColumn("updated_at", "timestamptz", (c) => c.notNull().defaultTo(sql`now()`))
     .execute();
-  await db.schema
-    .createIndex("letters_owner_created_idx")
-    .on("letters")
-    .columns(["owner_id", "created_at"])
-    .execute();
+  await db.schema.createIndex("letters_owner_created_idx").on("letters").columns(["owner_id", "created_at"]).execute();
 }
 
 export async function down(db: Kysely<unknown>) {

@@ -5,13 +5,7 @@ import type { ColumnType, Generated, Insertable, Selectable } from "kysely";
 
 export const transcriptionStatuses = ["pending", "processing", "completed", "failed"] as const;
 export type TranscriptionStatus = (typeof transcriptionStatuses)[number];
-export const letterStatuses = [
-  "pending",
-  "processing",
-  "completed",
-  "failed",
-  "structure_error",
-] as const;
+export const letterStatuses = ["pending", "processing", "completed", "failed", "structure_error"] as const;
 export type LetterStatus = (typeof letterStatuses)[number];
 export const transcriptionModes = ["transcript", "transcript_and_letter"] as const;
 export type TranscriptionMode = (typeof transcriptionModes)[number];

@@ -1,11 +1,6 @@
 import { getDb } from "~/services/db.server";
 
-export async function insertSession(args: {
-  idHash: string;
-  userId: string;
-  expiresAt: Date;
-  idToken: string | null;
-}) {
+export async function insertSession(args: { idHash: string; userId: string; expiresAt: Date; idToken: string | null }) {
   await getDb()
     .insertInto("sessions")
     .values({

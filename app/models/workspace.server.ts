@@ -58,12 +58,7 @@ export async function listLetters({ ownerId }: { ownerId: string }) {
       join.onRef("recordings.id", "=", "letters.recording_id").on("recordings.owner_id", "=", ownerId),
     )
     .where("letters.owner_id", "=", ownerId)
-    .select([
-      "letters.id",
-      "letters.created_at",
-      "recordings.original_filename",
-      "recordings.display_name",
-    ])
+    .select(["letters.id", "letters.created_at", "recordings.original_filename", "recordings.display_name"])
     .orderBy("letters.created_at", "desc")
     .execute();
 }

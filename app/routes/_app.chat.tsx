@@ -17,7 +17,10 @@ export default function ChatSection() {
   return (
     <>
       <SectionHeader title={t("chat.title")} intro={t("chat.intro")} />
-      <div className="rounded-lg border border-slate-200 bg-white px-4 py-10 text-center text-sm text-slate-500" data-empty>
+      <div
+        className="rounded-lg border border-slate-200 bg-white px-4 py-10 text-center text-sm text-slate-500"
+        data-empty
+      >
         {t("chat.empty")}
       </div>
     </>

@@ -117,7 +117,10 @@ export default function HelpPage() {
         <ol className="mt-2 flex flex-wrap gap-2 text-sm">
           {blocks.map((block) => (
             <li key={block}>
-              <a href={`#${block}`} className="inline-block rounded-md bg-brand-50 px-3 py-1 text-brand-700 hover:underline">
+              <a
+                href={`#${block}`}
+                className="inline-block rounded-md bg-brand-50 px-3 py-1 text-brand-700 hover:underline"
+              >
                 {t(`${block}.heading`)}
               </a>
             </li>
@@ -190,13 +193,21 @@ export default function HelpPage() {
           <BulletList items={tips.map((tip) => t(`tips.${tip}`))} />
         </HelpBlock>
 
-        <section id="contact" aria-labelledby="contact-title" className="scroll-mt-20 rounded-lg border border-brand-100 bg-brand-50 p-5 md:p-6">
+        <section
+          id="contact"
+          aria-labelledby="contact-title"
+          className="scroll-mt-20 rounded-lg border border-brand-100 bg-brand-50 p-5 md:p-6"
+        >
           <h2 id="contact-title" className="text-lg font-semibold tracking-tight text-brand-900">
             {t("contact.heading")}
           </h2>
           <p className="mt-1 text-sm text-slate-700">{t("contact.body")}</p>
           <p className="mt-3">
-            <a href={mailto} className="font-medium text-brand-700 underline underline-offset-2 hover:text-brand-900" data-support-email>
+            <a
+              href={mailto}
+              className="font-medium text-brand-700 underline underline-offset-2 hover:text-brand-900"
+              data-support-email
+            >
               {supportEmail}
             </a>
           </p>

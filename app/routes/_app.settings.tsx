@@ -20,7 +20,10 @@ export default function SettingsSection() {
       {(["systemTemplates", "customTemplates"] as const).map((key) => (
         <section key={key} className="mb-6">
           <h2 className="mb-2 text-lg font-medium">{t(`settings.${key}`)}</h2>
-          <div className="rounded-lg border border-slate-200 bg-white px-4 py-8 text-center text-sm text-slate-500" data-empty>
+          <div
+            className="rounded-lg border border-slate-200 bg-white px-4 py-8 text-center text-sm text-slate-500"
+            data-empty
+          >
             {t("settings.emptyTemplates")}
           </div>
         </section>

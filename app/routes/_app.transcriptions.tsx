@@ -34,9 +34,17 @@ export default function TranscriptionsSection() {
       <SectionHeader title={t("transcriptions.title")} intro={t("transcriptions.intro")} />
       <DataTable
         caption={t("transcriptions.title")}
-        columns={[t("transcriptions.columnFile"), t("transcriptions.columnCreated"), t("transcriptions.columnLetterStatus")]}
+        columns={[
+          t("transcriptions.columnFile"),
+          t("transcriptions.columnCreated"),
+          t("transcriptions.columnLetterStatus"),
+        ]}
         empty={t("transcriptions.empty")}
-        rows={rows.map((r) => [r.name, formatDateTime(r.createdAt, language as Language), t(`status.letter.${r.letterStatus}`)])}
+        rows={rows.map((r) => [
+          r.name,
+          formatDateTime(r.createdAt, language as Language),
+          t(`status.letter.${r.letterStatus}`),
+        ])}
       />
     </>
   );

@@ -15,9 +15,7 @@ import { returnToCookie } from "./auth.start";
 // application..." is the page shown while the workspace loads.
 
 export const meta: MetaFunction<typeof loader> = ({ data }) =>
-  data
-    ? [{ title: `${data.title} · Skribent` }, { httpEquiv: "refresh", content: `0;url=${data.redirectTo}` }]
-    : [];
+  data ? [{ title: `${data.title} · Skribent` }, { httpEquiv: "refresh", content: `0;url=${data.redirectTo}` }] : [];
 
 export async function loader({ request }: LoaderFunctionArgs) {
   const url = new URL(request.url);
@@ -51,7 +49,14 @@ export async function loader({ request }: LoaderFunctionArgs) {
   // A fresh id at every sign-in; whatever session this browser had is gone.
   const previous = await endSession(request);
   const setCookie = await startSession({ userId: user.id, idToken: identity.idToken });
-  await audit({ userId: user.id, action: "auth.signin", entityType: "user", entityId: user.id, outcome: "success", request });
+  await audit({
+    userId: user.id,
+    action: "auth.signin",
+    entityType: "user",
+    entityId: user.id,
+    outcome: "success",
+    request,
+  });
   if (previous.userId && previous.userId !== user.id) {
     await audit({ userId: previous.userId, action: "auth.signout", outcome: "success", request });
   }

@@ -42,10 +42,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
       const location = new URL(thrown.headers.get("Location") ?? "", config.oidc.issuer);
       location.searchParams.set("ui_locales", await getLanguage(request));
       thrown.headers.set("Location", location.toString());
-      thrown.headers.append(
-        "Set-Cookie",
-        await returnToCookie.serialize(redirectTo, { secure: config.secureCookies }),
-      );
+      thrown.headers.append("Set-Cookie", await returnToCookie.serialize(redirectTo, { secure: config.secureCookies }));
       throw thrown;
     }
     throw thrown;

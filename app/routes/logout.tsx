@@ -19,7 +19,8 @@ export async function action({ request }: ActionFunctionArgs) {
     throw new Response("Cross-site request refused", { status: 403 });
   }
   const { userId, idToken, setCookie } = await endSession(request);
-  if (userId) await audit({ userId, action: "auth.signout", entityType: "user", entityId: userId, outcome: "success", request });
+  if (userId)
+    await audit({ userId, action: "auth.signout", entityType: "user", entityId: userId, outcome: "success", request });
   let target = "/login?signedOut=1";
   try {
     target = (await endSessionUrl(idToken, await getLanguage(request))) ?? target;

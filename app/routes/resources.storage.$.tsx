@@ -17,9 +17,7 @@ function problem(status: number, detail: string, headers?: Record<string, string
 }
 
 /** The local store and a well-formed key, or the error response to send instead. */
-function resolveTarget(
-  params: LoaderFunctionArgs["params"],
-): { storage: LocalObjectStorage; key: string } | Response {
+function resolveTarget(params: LoaderFunctionArgs["params"]): { storage: LocalObjectStorage; key: string } | Response {
   const storage = getStorage();
   if (!isLocalStorage(storage)) return problem(404, "Not found");
   const key = params["*"] ?? "";

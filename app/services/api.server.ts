@@ -44,9 +44,7 @@ export async function requireApiUser(request: Request): Promise<SessionUser & { 
     }
     // A user who never signed in to the web app still gets an account keyed by issuer + subject.
     const existing = await getUserByIdentity(identity);
-    const user =
-      existing ??
-      (await upsertUserByIdentity({ ...identity, name: null, locale: null }));
+    const user = existing ?? (await upsertUserByIdentity({ ...identity, name: null, locale: null }));
     return {
       id: user.id,
       email: identity.email ?? user.email,

@@ -1,5 +1,12 @@
 import { ConfigError, getConfig, type Config } from "./config.server";
-import { migrateToLatest, openDatabase, pgliteDataDir, pgliteSocketDir, setDatabase, type DatabaseHandle } from "./db.server";
+import {
+  migrateToLatest,
+  openDatabase,
+  pgliteDataDir,
+  pgliteSocketDir,
+  setDatabase,
+  type DatabaseHandle,
+} from "./db.server";
 import { startJobs, setJobs, type JobsHandle } from "./jobs.server";
 import { createStorage, setStorage } from "./storage.server";
 

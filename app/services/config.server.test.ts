@@ -3,7 +3,13 @@ import { buildConfig, ConfigError, parseEnv, publicConfig } from "./config.serve
 
 describe("configuration", () => {
   it("starts with embedded defaults and no configuration at all", () => {
-    const config = buildConfig(parseEnv({ DATA_DIR: "/tmp/skribent-config-test", COOKIE_SECRET: "c".repeat(32), STORAGE_SIGNING_SECRET: "s".repeat(32) }));
+    const config = buildConfig(
+      parseEnv({
+        DATA_DIR: "/tmp/skribent-config-test",
+        COOKIE_SECRET: "c".repeat(32),
+        STORAGE_SIGNING_SECRET: "s".repeat(32),
+      }),
+    );
     expect(config.databaseUrl).toBeUndefined();
     expect(config.storage.kind).toBe("local");
     expect(config.oidc.dev).toBe(true);
@@ -13,7 +19,14 @@ describe("configuration", () => {
 
   it("never runs the development provider in production or with an issuer", () => {
     const withIssuer = buildConfig(
-      parseEnv({ OIDC_ISSUER: "https://idp.example", OIDC_CLIENT_ID: "c", OIDC_CLIENT_SECRET: "s", COOKIE_SECRET: "c".repeat(32), STORAGE_SIGNING_SECRET: "s".repeat(32), DATA_DIR: "/tmp/skribent-config-test" }),
+      parseEnv({
+        OIDC_ISSUER: "https://idp.example",
+        OIDC_CLIENT_ID: "c",
+        OIDC_CLIENT_SECRET: "s",
+        COOKIE_SECRET: "c".repeat(32),
+        STORAGE_SIGNING_SECRET: "s".repeat(32),
+        DATA_DIR: "/tmp/skribent-config-test",
+      }),
     );
     expect(withIssuer.oidc.dev).toBe(false);
     expect(() => parseEnv({ APP_ENV: "production" })).toThrow(ConfigError);
@@ -38,13 +51,30 @@ describe("configuration", () => {
   });
 
   it("lets only the allowlist reach the browser", () => {
-    const config = buildConfig(parseEnv({ COOKIE_SECRET: "c".repeat(32), STORAGE_SIGNING_SECRET: "s".repeat(32), DATA_DIR: "/tmp/skribent-config-test", DISABLE_MFILES: "0" }));
+    const config = buildConfig(
+      parseEnv({
+        COOKIE_SECRET: "c".repeat(32),
+        STORAGE_SIGNING_SECRET: "s".repeat(32),
+        DATA_DIR: "/tmp/skribent-config-test",
+        DISABLE_MFILES: "0",
+      }),
+    );
     const exposed = JSON.stringify(publicConfig(config));
     expect(exposed).not.toContain(config.cookieSecret);
     expect(exposed).not.toContain(config.oidc.clientSecret);
     expect(publicConfig(config).disableMfiles).toBe(0);
     expect(Object.keys(publicConfig(config)).sort()).toEqual(
-      ["apiUrl", "audience", "clientId", "disableMfiles", "disableUserTemplates", "environment", "identityProvider", "links", "supportEmail"].sort(),
+      [
+        "apiUrl",
+        "audience",
+        "clientId",
+        "disableMfiles",
+        "disableUserTemplates",
+        "environment",
+        "identityProvider",
+        "links",
+        "supportEmail",
+      ].sort(),
     );
   });
 });

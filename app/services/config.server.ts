@@ -7,9 +7,7 @@ import { z } from "zod";
 // SPEC §7's "runtime config file fetched from the site root" becomes this
 // server-side configuration (ADR 0004): the browser receives only `publicConfig`.
 
-const flag = z
-  .enum(["0", "1"], { message: "must be 0 or 1" })
-  .transform((v) => v === "1");
+const flag = z.enum(["0", "1"], { message: "must be 0 or 1" }).transform((v) => v === "1");
 const bool = z
   .enum(["true", "false", "1", "0"], { message: "must be true or false" })
   .transform((v) => v === "true" || v === "1");
@@ -32,8 +30,18 @@ const schema = z
     OIDC_AUDIENCE: z.string().min(1).default("skribent-api"),
     DEV_OIDC_PORT: z.coerce.number().int().min(0).max(65535).default(3001),
 
-    SESSION_IDLE_MINUTES: z.coerce.number().int().min(1).max(24 * 60).default(30),
-    SESSION_ABSOLUTE_HOURS: z.coerce.number().int().min(1).max(24 * 7).default(12),
+    SESSION_IDLE_MINUTES: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(24 * 60)
+      .default(30),
+    SESSION_ABSOLUTE_HOURS: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(24 * 7)
+      .default(12),
 
     OPERATOR_EMAIL_DOMAIN: z.string().min(3).default("skribent.example"),
     SUPPORT_EMAIL: z.string().email().default("support@skribent.example"),
@@ -76,10 +84,8 @@ const schema = z
     }
     if (env.OIDC_ISSUER && !(env.OIDC_CLIENT_ID && env.OIDC_CLIENT_SECRET))
       issues.push(["OIDC_CLIENT_ID", "and OIDC_CLIENT_SECRET are required with OIDC_ISSUER"]);
-    if (env.STORAGE_DRIVER === "s3" && !env.S3_BUCKET)
-      issues.push(["S3_BUCKET", "is required when STORAGE_DRIVER=s3"]);
-    for (const [key, message] of issues)
-      ctx.addIssue({ code: z.ZodIssueCode.custom, path: [key], message });
+    if (env.STORAGE_DRIVER === "s3" && !env.S3_BUCKET) issues.push(["S3_BUCKET", "is required when STORAGE_DRIVER=s3"]);
+    for (const [key, message] of issues) ctx.addIssue({ code: z.ZodIssueCode.custom, path: [key], message });
   });
 
 export type Env = z.infer<typeof schema>;
@@ -94,14 +100,10 @@ export class ConfigError extends Error {
 
 export function parseEnv(source: Record<string, string | undefined>): Env {
   // Empty strings in .env files mean "not set".
-  const cleaned = Object.fromEntries(
-    Object.entries(source).filter(([, v]) => v !== undefined && v !== ""),
-  );
+  const cleaned = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== undefined && v !== ""));
   const result = schema.safeParse(cleaned);
   if (!result.success) {
-    throw new ConfigError(
-      result.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`),
-    );
+    throw new ConfigError(result.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`));
   }
   return result.data;
 }
@@ -184,8 +186,7 @@ export function buildConfig(env: Env) {
             kind: "local" as const,
             directory: path.join(dataDir, "objects"),
             publicBaseUrl: appUrl,
-            signingSecret:
-              env.STORAGE_SIGNING_SECRET ?? persistedDevSecret(dataDir, "storage-signing-secret"),
+            signingSecret: env.STORAGE_SIGNING_SECRET ?? persistedDevSecret(dataDir, "storage-signing-secret"),
             maxUploadBytes: 73_400_320,
           },
     workerInProcess: env.WORKER_IN_PROCESS,

@@ -18,9 +18,7 @@ export async function hitRateLimit(args: {
   const row = await getDb()
     .insertInto("rate_limits")
     .values({ bucket: args.bucket, window_start: windowStart, hits: 1 })
-    .onConflict((oc) =>
-      oc.columns(["bucket", "window_start"]).doUpdateSet({ hits: sql`rate_limits.hits + 1` }),
-    )
+    .onConflict((oc) => oc.columns(["bucket", "window_start"]).doUpdateSet({ hits: sql`rate_limits.hits + 1` }))
     .returning("hits")
     .executeTakeFirstOrThrow();
   const retryAfterSeconds = Math.ceil((windowStart.getTime() + windowMs - now.getTime()) / 1000);

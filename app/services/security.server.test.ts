@@ -43,8 +43,12 @@ describe("isCrossSiteWrite", () => {
 
 describe("applySecurityHeaders", () => {
   it("sets HSTS only for https outside localhost", () => {
-    expect(applySecurityHeaders(new Headers(), { appUrl: "https://skribent.example" }).get("Strict-Transport-Security")).toMatch(/max-age/);
-    expect(applySecurityHeaders(new Headers(), { appUrl: "https://localhost" }).get("Strict-Transport-Security")).toBeNull();
+    expect(
+      applySecurityHeaders(new Headers(), { appUrl: "https://skribent.example" }).get("Strict-Transport-Security"),
+    ).toMatch(/max-age/);
+    expect(
+      applySecurityHeaders(new Headers(), { appUrl: "https://localhost" }).get("Strict-Transport-Security"),
+    ).toBeNull();
     expect(applySecurityHeaders(new Headers(), { appUrl: app }).get("Strict-Transport-Security")).toBeNull();
   });
   it("puts the nonce in the CSP and forbids framing", () => {

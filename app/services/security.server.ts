@@ -70,6 +70,7 @@ export function safeRedirect(to: FormDataEntryValue | string | null | undefined,
   if (!to || typeof to !== "string") return fallback;
   if (!to.startsWith("/") || to.startsWith("//") || to.startsWith("/\\")) return fallback;
   // Control characters and backslashes let browsers reinterpret the target.
+  // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u001f\\]/.test(to)) return fallback;
   try {
     const url = new URL(to, "http://x.invalid");

@@ -31,9 +31,7 @@ export function hashSessionId(id: string) {
 export type SessionUser = { id: string; email: string | null; emailVerified: boolean; name: string | null };
 
 export type SessionState =
-  | { kind: "active"; user: SessionUser; idHash: string }
-  | { kind: "expired"; userId: string }
-  | { kind: "none" };
+  { kind: "active"; user: SessionUser; idHash: string } | { kind: "expired"; userId: string } | { kind: "none" };
 
 /** Creates a fresh session (a new id at every sign-in) and returns its Set-Cookie. */
 export async function startSession(args: { userId: string; idToken: string | null; now?: Date }) {
@@ -63,7 +61,10 @@ export async function readSession(request: Request, now = new Date()): Promise<S
   if (now.getTime() - row.last_seen_at.getTime() >= TOUCH_INTERVAL_MS) {
     await touchSession({ idHash, at: now });
   }
-  return { kind: "active", idHash, user: { id: row.user_id, email: row.email, emailVerified: row.email_verified, name: row.name },
+  return {
+    kind: "active",
+    idHash,
+    user: { id: row.user_id, email: row.email, emailVerified: row.email_verified, name: row.name },
   };
 }
 

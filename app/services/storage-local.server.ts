@@ -28,18 +28,13 @@ export type LocalUploadBody = Buffer | Uint8Array | NodeJS.ReadableStream | Read
 
 export type LocalWriteResult = { ok: true; size: number; etag: string } | { ok: false; reason: "too_large" };
 
-export type LocalSignatureResult =
-  { ok: true; contentType: string | undefined } | { ok: false; detail: string };
+export type LocalSignatureResult = { ok: true; contentType: string | undefined } | { ok: false; detail: string };
 
 export interface LocalObjectStorage extends ObjectStorage {
   readonly kind: "local";
   readonly maxUploadBytes: number;
   /** Checks a signed URL's query against the HTTP method and key it was used with. */
-  verifyRequest(args: {
-    method: "GET" | "PUT";
-    key: string;
-    searchParams: URLSearchParams;
-  }): LocalSignatureResult;
+  verifyRequest(args: { method: "GET" | "PUT"; key: string; searchParams: URLSearchParams }): LocalSignatureResult;
   /** Streams `body` to a temp file and renames it into place; stops once more than `maxBytes` arrived. */
   write(args: {
     key: string;
@@ -205,8 +200,7 @@ export function createLocalStorage(config: LocalStorageConfig): LocalObjectStora
   // The key rules already forbid escaping the root; this second check guards against a future change there.
   function inside(...parts: string[]): string {
     const resolved = path.resolve(root, ...parts);
-    if (!resolved.startsWith(root + path.sep))
-      throw new Error("Local storage: path escapes the storage directory");
+    if (!resolved.startsWith(root + path.sep)) throw new Error("Local storage: path escapes the storage directory");
     return resolved;
   }
 
@@ -252,12 +246,7 @@ export function createLocalStorage(config: LocalStorageConfig): LocalObjectStora
     }
   }
 
-  function signedUrl(
-    method: "GET" | "PUT",
-    key: string,
-    expiresInSeconds: number,
-    contentType: string,
-  ): string {
+  function signedUrl(method: "GET" | "PUT", key: string, expiresInSeconds: number, contentType: string): string {
     const exp = String(Math.floor(Date.now() / 1000) + expiresInSeconds);
     const query = new URLSearchParams({ m: method, exp });
     if (contentType !== "") query.set("ct", contentType);

@@ -153,9 +153,7 @@ describe("S3 storage against s3rver", () => {
     expect(ranged.status).toBe(206);
     expect(Buffer.from(await ranged.arrayBuffer()).equals(bytes.subarray(10, 20))).toBe(true);
 
-    const overridden = await fetch(
-      await storage.createDownloadUrl({ key, contentType: "application/octet-stream" }),
-    );
+    const overridden = await fetch(await storage.createDownloadUrl({ key, contentType: "application/octet-stream" }));
     expect(overridden.headers.get("Content-Type")).toBe("application/octet-stream");
     await overridden.arrayBuffer();
   });
@@ -219,9 +217,7 @@ describe("S3 storage against s3rver", () => {
     const health = await unreachable.check(800);
     const elapsed = performance.now() - started;
     expect(health.status).toBe("error");
-    expect(health.detail).toMatch(
-      /^(Cannot reach storage endpoint \(ECONNREFUSED\)|No answer within 800 ms)$/,
-    );
+    expect(health.detail).toMatch(/^(Cannot reach storage endpoint \(ECONNREFUSED\)|No answer within 800 ms)$/);
     expect(health.detail).not.toContain(secret);
     expect(elapsed).toBeLessThan(800 + 500);
   });

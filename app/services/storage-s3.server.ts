@@ -91,9 +91,7 @@ function describeFailure(error: unknown, timeoutMs: number): string {
 }
 
 function toBuffer(chunk: Buffer | Uint8Array | string): Buffer {
-  return typeof chunk === "string"
-    ? Buffer.from(chunk)
-    : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+  return typeof chunk === "string" ? Buffer.from(chunk) : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
 }
 
 async function collect(stream: NodeJS.ReadableStream): Promise<Buffer> {
@@ -109,9 +107,7 @@ export function createS3Storage(config: S3StorageConfig): ObjectStorage {
   const client = new S3Client(clientConfig(config, config.endpoint));
   // Browsers may reach S3 under another host than the server does (a container name versus localhost);
   // the host is part of the signature, so URLs for browsers are signed by a client that uses their host.
-  const presignClient = config.publicEndpoint
-    ? new S3Client(clientConfig(config, config.publicEndpoint))
-    : client;
+  const presignClient = config.publicEndpoint ? new S3Client(clientConfig(config, config.publicEndpoint)) : client;
 
   return {
     kind: "s3",
@@ -148,10 +144,9 @@ export function createS3Storage(config: S3StorageConfig): ObjectStorage {
       // through `put` are server-made and small (transcripts, letters, context), so buffering them is
       // cheaper than a multipart upload. Large browser uploads go through presigned URLs instead.
       const payload = body instanceof Uint8Array ? body : await collect(body);
-      await client.send(
-        new PutObjectCommand({ Bucket: bucket, Key: key, Body: payload, ContentType: contentType }),
-        { abortSignal: AbortSignal.timeout(PUT_OPERATION_TIMEOUT_MS) },
-      );
+      await client.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: payload, ContentType: contentType }), {
+        abortSignal: AbortSignal.timeout(PUT_OPERATION_TIMEOUT_MS),
+      });
     },
 
     async getStream(key, options) {

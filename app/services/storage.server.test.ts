@@ -145,9 +145,7 @@ describe("makeStorageKey", () => {
   });
 
   it("allows no extension", () => {
-    expect(makeStorageKey({ ownerId: "u", area: "context" })).toMatch(
-      /^context\/u\/\d{8}-\d{6}-[0-9a-f-]{36}$/,
-    );
+    expect(makeStorageKey({ ownerId: "u", area: "context" })).toMatch(/^context\/u\/\d{8}-\d{6}-[0-9a-f-]{36}$/);
   });
 
   it.each(["", "a/b", "../x", "a.b", "x".repeat(65), "ü", "a b"])("refuses owner id %j", (ownerId) => {
@@ -157,9 +155,7 @@ describe("makeStorageKey", () => {
   it.each(["mp3", ".MP3", ".toolongxx", "./", "./../x", ".", ".mp3/x", ".m p3"])(
     "refuses extension %j",
     (extension) => {
-      expect(() => makeStorageKey({ ownerId: "u", area: "audio", extension })).toThrow(
-        InvalidStorageKeyError,
-      );
+      expect(() => makeStorageKey({ ownerId: "u", area: "audio", extension })).toThrow(InvalidStorageKeyError);
     },
   );
 
@@ -183,9 +179,7 @@ describe("assertKeyOwnedBy", () => {
     const key = makeStorageKey({ ownerId: "owner-2", area: "audio", extension: ".mp3" });
     expect(() => assertKeyOwnedBy(key, "owner-1")).toThrow(InvalidStorageKeyError);
     // A prefix of the owner id is not the owner.
-    expect(() => assertKeyOwnedBy("audio/owner-10/20240101-000000-x.mp3", "owner-1")).toThrow(
-      InvalidStorageKeyError,
-    );
+    expect(() => assertKeyOwnedBy("audio/owner-10/20240101-000000-x.mp3", "owner-1")).toThrow(InvalidStorageKeyError);
   });
 
   it.each(MALICIOUS_KEYS)("refuses malformed key %j", (key) => {
@@ -249,9 +243,7 @@ describe("both implementations refuse malformed keys", () => {
       await expect(storage.head(key)).rejects.toThrow(InvalidStorageKeyError);
       await expect(storage.getStream(key)).rejects.toThrow(InvalidStorageKeyError);
       await expect(storage.delete(key)).rejects.toThrow(InvalidStorageKeyError);
-      await expect(storage.createUploadUrl({ key, contentType: "audio/mpeg" })).rejects.toThrow(
-        InvalidStorageKeyError,
-      );
+      await expect(storage.createUploadUrl({ key, contentType: "audio/mpeg" })).rejects.toThrow(InvalidStorageKeyError);
       await expect(storage.createDownloadUrl({ key })).rejects.toThrow(InvalidStorageKeyError);
     }
     // Nothing escaped the store: the temp dir holds only the store folder (if that).
@@ -449,10 +441,7 @@ describe("local storage", () => {
 
     it.each([
       ["signature", (url: URL) => url.searchParams.set("sig", flipFirstChar(url.searchParams.get("sig")!))],
-      [
-        "expiry",
-        (url: URL) => url.searchParams.set("exp", String(Number(url.searchParams.get("exp")) + 3600)),
-      ],
+      ["expiry", (url: URL) => url.searchParams.set("exp", String(Number(url.searchParams.get("exp")) + 3600))],
       ["content type", (url: URL) => url.searchParams.set("ct", "text/html")],
       ["method", (url: URL) => url.searchParams.set("m", "GET")],
       ["missing signature", (url: URL) => url.searchParams.delete("sig")],
@@ -643,9 +632,7 @@ describe("local storage", () => {
 
     it("is not served when the configured storage is S3", async () => {
       const url = await storage.createDownloadUrl({ key });
-      setStorage(
-        createStorage({ kind: "s3", bucket: "b", region: "us-east-1", endpoint: "http://127.0.0.1:9" }),
-      );
+      setStorage(createStorage({ kind: "s3", bucket: "b", region: "us-east-1", endpoint: "http://127.0.0.1:9" }));
       const get = await getThroughRoute(url);
       expect(get.status).toBe(404);
       expect(await get.json()).toEqual({ detail: "Not found" });

@@ -21,11 +21,7 @@ export interface ObjectStorage {
    * `contentType` overrides the stored type in the response.
    */
   createDownloadUrl(args: { key: string; expiresInSeconds?: number; contentType?: string }): Promise<string>;
-  put(args: {
-    key: string;
-    body: Buffer | Uint8Array | NodeJS.ReadableStream;
-    contentType: string;
-  }): Promise<void>;
+  put(args: { key: string; body: Buffer | Uint8Array | NodeJS.ReadableStream; contentType: string }): Promise<void>;
   /** `range` is clamped by neither implementation: callers check it against `head().size` first. */
   getStream(key: string, options?: { range?: ByteRange }): Promise<NodeJS.ReadableStream | null>;
   head(key: string): Promise<{ size: number; contentType?: string; etag?: string } | null>;
@@ -87,12 +83,7 @@ function formatUtcTimestamp(date: Date): string {
  * `${area}/${ownerId}/${yyyymmdd-hhmmss}-${uuid}${extension}` in UTC. SPEC numbers recordings by the
  * 8-digit-dash-6-digit timestamp inside the key, so its position and shape are part of the contract.
  */
-export function makeStorageKey(args: {
-  ownerId: string;
-  area: StorageArea;
-  extension?: string;
-  now?: Date;
-}): string {
+export function makeStorageKey(args: { ownerId: string; area: StorageArea; extension?: string; now?: Date }): string {
   if (!OWNER_ID_PATTERN.test(args.ownerId)) throw new InvalidStorageKeyError("bad owner id");
   if (!isStorageArea(args.area)) throw new InvalidStorageKeyError("unknown area");
   if (args.extension !== undefined && !EXTENSION_PATTERN.test(args.extension)) {
@@ -136,11 +127,7 @@ export function assertKeyOwnedBy(key: string, ownerId: string): void {
 
 /** Content types end up in headers, signed strings and metadata files: refuse anything that is not plain. */
 export function assertContentType(contentType: string): void {
-  if (
-    typeof contentType !== "string" ||
-    contentType.length > 255 ||
-    !CONTENT_TYPE_PATTERN.test(contentType)
-  ) {
+  if (typeof contentType !== "string" || contentType.length > 255 || !CONTENT_TYPE_PATTERN.test(contentType)) {
     throw new Error("Invalid content type");
   }
 }

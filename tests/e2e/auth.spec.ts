@@ -3,7 +3,10 @@ import { demoAccounts } from "../../app/services/dev-oidc/accounts";
 import { chooseAccountIfAsked, expectWorkspace, signIn, withDatabase } from "./support";
 
 test.describe("sign-in round trip", () => {
-  test("redirects to the provider, lists the demo accounts and shows the German workspace", async ({ page, context }) => {
+  test("redirects to the provider, lists the demo accounts and shows the German workspace", async ({
+    page,
+    context,
+  }) => {
     await page.goto("/transcriptions");
     await page.waitForURL(/\/interaction\//);
     for (const account of demoAccounts) await expect(page.getByText(account.email)).toBeVisible();
@@ -35,13 +38,17 @@ test.describe("sign-in round trip", () => {
     expect(second).toBeTruthy();
     expect(second).not.toBe(first);
 
-    const before = await withDatabase(async (db) => (await db.query("select count(*)::int as n from sessions")).rows[0].n);
+    const before = await withDatabase(
+      async (db) => (await db.query("select count(*)::int as n from sessions")).rows[0].n,
+    );
     await page.getByRole("button", { name: "Abmelden" }).first().click();
     // The provider's own logout confirmation (RP-initiated logout), then back.
     await page.locator('button[name="logout"]').click();
     await page.waitForURL("**/login?signedOut=1");
     await expect(page.locator("[data-login-reason]")).toHaveText("Sie wurden abgemeldet.");
-    const after = await withDatabase(async (db) => (await db.query("select count(*)::int as n from sessions")).rows[0].n);
+    const after = await withDatabase(
+      async (db) => (await db.query("select count(*)::int as n from sessions")).rows[0].n,
+    );
     expect(after).toBe(before - 1);
     await page.goto("/");
     await page.waitForURL(/\/interaction\//);

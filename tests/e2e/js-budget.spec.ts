@@ -5,7 +5,16 @@ import { signIn } from "./support";
 // ARCHITECTURE.md: pages without an island ship at most 5 KiB (gzip) of
 // progressive-enhancement script. This prints what each route ships.
 const BUDGET = 5 * 1024;
-const pages = ["/", "/transcriptions", "/arztbriefe", "/chat", "/settings", "/help", "/login?signedOut=1", "/verify-email"];
+const pages = [
+  "/",
+  "/transcriptions",
+  "/arztbriefe",
+  "/chat",
+  "/settings",
+  "/help",
+  "/login?signedOut=1",
+  "/verify-email",
+];
 
 test("JavaScript shipped per route stays within the budget", async ({ page, browserName }, info) => {
   test.skip(info.project.name !== "js", "measured once, with JavaScript on");
@@ -26,6 +35,9 @@ test("JavaScript shipped per route stays within the budget", async ({ page, brow
     report.push({ route, scripts: sizes.length, gzipBytes: sizes.reduce((a, b) => a + b, 0) });
   }
   console.log("\nJavaScript per route (gzip):");
-  for (const row of report) console.log(`  ${row.route.padEnd(22)} ${String(row.scripts).padStart(2)} file(s) ${String(row.gzipBytes).padStart(6)} B`);
+  for (const row of report)
+    console.log(
+      `  ${row.route.padEnd(22)} ${String(row.scripts).padStart(2)} file(s) ${String(row.gzipBytes).padStart(6)} B`,
+    );
   for (const row of report) expect(row.gzipBytes, row.route).toBeLessThanOrEqual(BUDGET);
 });

@@ -51,5 +51,7 @@ test.describe("phone-sized viewport", () => {
     await menu.locator("summary").click();
     await expect(menu.getByRole("button", { name: "Abmelden" })).toBeVisible();
     await expect(menu.getByRole("link", { name: /Impressum/ })).toBeVisible();
+    await menu.getByRole("link", { name: "Hilfe" }).click();
+    await expect(page.getByRole("heading", { level: 1 })).toHaveText(/Hilfe/);
   });
 });

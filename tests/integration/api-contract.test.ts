@@ -3,11 +3,11 @@ import { loader as healthLoader } from "~/routes/api.health";
 import { loader as unknownApi } from "~/routes/api.$";
 import { getDb } from "~/services/db.server";
 import { getDevAccessToken } from "../support/oidc-client";
-import { callRoute, request, signedInUser, TEST_CLIENT, useTestApp } from "../setup/app";
+import { callRoute, request, signedInUser, TEST_CLIENT, setupTestApp } from "../setup/app";
 
 // The contract-test harness (issue 2): a real bearer token from the development
 // provider, used as an external client would, against the SPEC §7 answers.
-const app = useTestApp({ provider: true });
+const app = setupTestApp({ provider: true });
 
 async function bearer(accountId: string, audience = "skribent-api") {
   const { access_token } = await getDevAccessToken({ issuer: app.issuer, ...TEST_CLIENT, accountId, audience });
@@ -32,7 +32,11 @@ describe("GET /api/health", () => {
     const response = await callRoute(healthLoader, request("/api/health", { headers: await bearer("anna-berger") }));
     expect(response.status).toBe(403);
     expect(await response.json()).toEqual({ detail: "Access denied - unauthorized domain" });
-    const audit = await getDb().selectFrom("audit_events").where("action", "=", "admin.health").select("outcome").execute();
+    const audit = await getDb()
+      .selectFrom("audit_events")
+      .where("action", "=", "admin.health")
+      .select("outcome")
+      .execute();
     expect(audit.map((a) => a.outcome)).toContain("denied");
   });
 

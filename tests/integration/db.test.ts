@@ -1,8 +1,8 @@
 import { sql } from "kysely";
 import { describe, expect, it } from "vitest";
-import { useTestDatabase } from "../setup/db";
+import { setupTestDatabase } from "../setup/db";
 
-const t = useTestDatabase();
+const t = setupTestDatabase();
 
 describe("database", () => {
   it("is migrated and enforces the SPEC §4 statuses", async () => {
@@ -13,7 +13,13 @@ describe("database", () => {
       .executeTakeFirstOrThrow();
     await t.db
       .insertInto("recordings")
-      .values({ owner_id: user.id, storage_key: "audio/x/1", original_filename: "a.wav", language_code: "de-DE", tags: "[]" })
+      .values({
+        owner_id: user.id,
+        storage_key: "audio/x/1",
+        original_filename: "a.wav",
+        language_code: "de-DE",
+        tags: "[]",
+      })
       .execute();
     await expect(
       t.db

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getDb } from "~/services/db.server";
 import { queues, startJobs, type JobsHandle } from "~/services/jobs.server";
-import { signedInUser, useTestApp } from "../setup/app";
+import { signedInUser, setupTestApp } from "../setup/app";
 
-const app = useTestApp();
+const app = setupTestApp();
 let jobs: JobsHandle;
 
 beforeAll(async () => {

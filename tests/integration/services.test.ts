@@ -4,15 +4,16 @@ import { audit } from "~/services/audit.server";
 import { getDb } from "~/services/db.server";
 import { hitRateLimit } from "~/services/rate-limit.server";
 import { recordUsage, usageByUser } from "~/services/usage.server";
-import { callRoute, request, signedInUser, useTestApp } from "../setup/app";
+import { callRoute, request, signedInUser, setupTestApp } from "../setup/app";
 
-useTestApp();
+setupTestApp();
 
 describe("rate limits in the database", () => {
   it("allows up to the limit per window and tells when to retry", async () => {
     const now = new Date("2026-11-21T10:00:10Z");
     const results = [];
-    for (let i = 0; i < 3; i++) results.push(await hitRateLimit({ bucket: "signin:ip:x", limit: 2, windowSeconds: 60, now }));
+    for (let i = 0; i < 3; i++)
+      results.push(await hitRateLimit({ bucket: "signin:ip:x", limit: 2, windowSeconds: 60, now }));
     expect(results.map((r) => r.allowed)).toEqual([true, true, false]);
     expect(results[2].retryAfterSeconds).toBe(50);
     // Another user is not affected; the next window starts fresh.
@@ -25,25 +26,65 @@ describe("rate limits in the database", () => {
 describe("usage", () => {
   it("adds up calls and costs per user and endpoint", async () => {
     const { user } = await signedInUser({ email: "usage@praxis.example", name: "Dr. U" });
-    await recordUsage({ userId: user.id, endpoint: "transcribe_v2", units: 90, unit: "audio_second", unitPriceUsd: 0.0001 });
-    await recordUsage({ userId: user.id, endpoint: "transcribe_v2", units: 30, unit: "audio_second", unitPriceUsd: 0.0001 });
-    await recordUsage({ userId: user.id, endpoint: "chat-request", units: 1000, unit: "input_token", unitPriceUsd: 0.000002 });
+    await recordUsage({
+      userId: user.id,
+      endpoint: "transcribe_v2",
+      units: 90,
+      unit: "audio_second",
+      unitPriceUsd: 0.0001,
+    });
+    await recordUsage({
+      userId: user.id,
+      endpoint: "transcribe_v2",
+      units: 30,
+      unit: "audio_second",
+      unitPriceUsd: 0.0001,
+    });
+    await recordUsage({
+      userId: user.id,
+      endpoint: "chat-request",
+      units: 1000,
+      unit: "input_token",
+      unitPriceUsd: 0.000002,
+    });
     const rows = await usageByUser();
     const mine = rows.find((r) => r.email === "usage@praxis.example")!;
     expect(mine.endpoints).toEqual({ transcribe_v2: 2, "chat-request": 1 });
     expect(mine.costs.transcribe_v2).toBeCloseTo(0.012, 6);
     expect(mine.costs.total).toBeCloseTo(0.014, 6);
-    await expect(recordUsage({ userId: user.id, endpoint: "x", units: -1, unit: "call", unitPriceUsd: 1 })).rejects.toThrow();
+    await expect(
+      recordUsage({ userId: user.id, endpoint: "x", units: -1, unit: "call", unitPriceUsd: 1 }),
+    ).rejects.toThrow();
   });
 });
 
 describe("audit", () => {
   it("records who, what and the outcome — never content", async () => {
     const { user } = await signedInUser({ email: "audit@praxis.example" });
-    await audit({ userId: user.id, action: "recording.read", entityType: "recording", entityId: "r1", outcome: "success" });
-    const row = await getDb().selectFrom("audit_events").selectAll().where("action", "=", "recording.read").executeTakeFirstOrThrow();
+    await audit({
+      userId: user.id,
+      action: "recording.read",
+      entityType: "recording",
+      entityId: "r1",
+      outcome: "success",
+    });
+    const row = await getDb()
+      .selectFrom("audit_events")
+      .selectAll()
+      .where("action", "=", "recording.read")
+      .executeTakeFirstOrThrow();
     expect(row).toMatchObject({ user_id: user.id, entity_type: "recording", entity_id: "r1", outcome: "success" });
-    expect(Object.keys(row).sort()).toEqual(["action", "at", "entity_id", "entity_type", "id", "ip", "outcome", "request_id", "user_id"]);
+    expect(Object.keys(row).sort()).toEqual([
+      "action",
+      "at",
+      "entity_id",
+      "entity_type",
+      "id",
+      "ip",
+      "outcome",
+      "request_id",
+      "user_id",
+    ]);
   });
 });
 

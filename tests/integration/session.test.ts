@@ -3,9 +3,9 @@ import { loader as workspaceLoader } from "~/routes/_app";
 import { action as resumeAction, loader as resumeLoader } from "~/routes/resume.$id";
 import { getDb } from "~/services/db.server";
 import { readSession, requireUser } from "~/services/session.server";
-import { callRoute, request, signedInUser, useTestApp } from "../setup/app";
+import { callRoute, request, signedInUser, setupTestApp } from "../setup/app";
 
-useTestApp();
+setupTestApp();
 
 async function ageSession(minutes: number) {
   await getDb()
@@ -20,14 +20,32 @@ describe("database sessions", () => {
     await getDb()
       .insertInto("recordings")
       .values([
-        { owner_id: user.id, storage_key: `audio/${user.id}/1`, original_filename: "a.wav", language_code: "de-DE", transcription_status: "completed", transcript_key: "transcripts/x" },
-        { owner_id: user.id, storage_key: `audio/${user.id}/2`, original_filename: "b.wav", language_code: "de-DE", transcription_status: "completed" },
+        {
+          owner_id: user.id,
+          storage_key: `audio/${user.id}/1`,
+          original_filename: "a.wav",
+          language_code: "de-DE",
+          transcription_status: "completed",
+          transcript_key: "transcripts/x",
+        },
+        {
+          owner_id: user.id,
+          storage_key: `audio/${user.id}/2`,
+          original_filename: "b.wav",
+          language_code: "de-DE",
+          transcription_status: "completed",
+        },
       ])
       .execute();
     const other = await signedInUser({ email: "someone@else.example" });
     await getDb()
       .insertInto("recordings")
-      .values({ owner_id: other.user.id, storage_key: `audio/${other.user.id}/1`, original_filename: "c.wav", language_code: "de-DE" })
+      .values({
+        owner_id: other.user.id,
+        storage_key: `audio/${other.user.id}/1`,
+        original_filename: "c.wav",
+        language_code: "de-DE",
+      })
       .execute();
 
     const response = await callRoute(workspaceLoader, request("/", { cookie }));
@@ -67,7 +85,11 @@ describe("database sessions", () => {
       request("/settings", { method: "POST", cookie, headers: { "Sec-Fetch-Site": "cross-site" }, body: "a=1" }),
     ).catch((r: Response) => r);
     expect((thrown as Response).status).toBe(403);
-    const row = await getDb().selectFrom("audit_events").where("action", "=", "csrf.rejected").select("outcome").executeTakeFirst();
+    const row = await getDb()
+      .selectFrom("audit_events")
+      .where("action", "=", "csrf.rejected")
+      .select("outcome")
+      .executeTakeFirst();
     expect(row?.outcome).toBe("denied");
   });
 
@@ -92,11 +114,19 @@ describe("database sessions", () => {
     const again = await signedInUser({ email: "form@praxis.example" });
     expect(again.user.id).toBe(user.id);
     const kept = await (await callRoute(resumeLoader, request(resumePath, { cookie: again.cookie }), { id })).json();
-    expect(kept.pending).toEqual({ path: "/settings", fields: [["intent", "save"], ["note", "Befund: unauffällig"]] });
+    expect(kept.pending).toEqual({
+      path: "/settings",
+      fields: [
+        ["intent", "save"],
+        ["note", "Befund: unauffällig"],
+      ],
+    });
 
     // Someone else signed in on this browser sees nothing.
     const stranger = await signedInUser({ email: "other@praxis.example" });
-    const hidden = await (await callRoute(resumeLoader, request(resumePath, { cookie: stranger.cookie }), { id })).json();
+    const hidden = await (
+      await callRoute(resumeLoader, request(resumePath, { cookie: stranger.cookie }), { id })
+    ).json();
     expect(hidden.pending).toBeNull();
 
     // Discarding removes it.

@@ -8,7 +8,7 @@ import { startDevOidcProvider, type DevOidcProvider } from "~/services/dev-oidc/
 import { startSession } from "~/services/session.server";
 import { createStorage, setStorage } from "~/services/storage.server";
 import { upsertUserByIdentity } from "~/models/user.server";
-import { useTestDatabase } from "./db";
+import { setupTestDatabase } from "./db";
 
 export const APP_URL = "http://localhost:3999";
 export const TEST_CLIENT = {
@@ -22,8 +22,8 @@ export const TEST_CLIENT = {
  * directory, a configuration, and (optionally) a real development OpenID
  * provider on a free port acting as "the configured identity provider".
  */
-export function useTestApp(options: { provider?: boolean; env?: Record<string, string> } = {}) {
-  const database = useTestDatabase();
+export function setupTestApp(options: { provider?: boolean; env?: Record<string, string> } = {}) {
+  const database = setupTestDatabase();
   const state: { config?: Config; provider?: DevOidcProvider; dir?: string } = {};
 
   beforeAll(async () => {
@@ -72,7 +72,7 @@ export function useTestApp(options: { provider?: boolean; env?: Record<string, s
       return state.config!;
     },
     get issuer() {
-      if (!state.provider) throw new Error("useTestApp({ provider: true }) needed");
+      if (!state.provider) throw new Error("setupTestApp({ provider: true }) needed");
       return state.provider.issuer;
     },
   };

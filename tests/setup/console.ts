@@ -14,9 +14,7 @@ afterEach(() => {
   const calls = spy?.mock.calls ?? [];
   spy?.mockRestore();
   if (!expected && calls.length > 0) {
-    throw new Error(
-      `Unexpected console.error:\n${calls.map((c) => c.map(String).join(" ")).join("\n")}`,
-    );
+    throw new Error(`Unexpected console.error:\n${calls.map((c) => c.map(String).join(" ")).join("\n")}`);
   }
 });
 

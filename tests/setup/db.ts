@@ -36,7 +36,7 @@ export async function createTestDatabase(): Promise<DatabaseHandle> {
 }
 
 /** Installs a fresh database as the app's database for the current test file. */
-export function useTestDatabase() {
+export function setupTestDatabase() {
   const ref: { current: DatabaseHandle | undefined } = { current: undefined };
   beforeAll(async () => {
     ref.current = await createTestDatabase();

@@ -120,10 +120,7 @@ function decodeHtmlAttribute(value: string): string {
 }
 
 /** The first POST form of a page: its action and hidden inputs. */
-export function parsePostForm(
-  html: string,
-  pageUrl: string | URL,
-): { action: URL; fields: URLSearchParams } {
+export function parsePostForm(html: string, pageUrl: string | URL): { action: URL; fields: URLSearchParams } {
   const form = /<form\b[^>]*>[\s\S]*?<\/form>/i.exec(html)?.[0];
   if (!form) throw new Error("no form on the page");
   const action = /\baction="([^"]*)"/i.exec(form)?.[1];
@@ -233,12 +230,9 @@ export async function signInAtDevProvider(args: {
   const { callback, codeVerifier, state } = await authorizeAtDevProvider(args);
   const error = callback.searchParams.get("error");
   if (error) {
-    throw new Error(
-      `sign-in failed: ${error} ${callback.searchParams.get("error_description") ?? ""}`.trim(),
-    );
+    throw new Error(`sign-in failed: ${error} ${callback.searchParams.get("error_description") ?? ""}`.trim());
   }
-  if (callback.searchParams.get("state") !== state)
-    throw new Error("state mismatch on the callback");
+  if (callback.searchParams.get("state") !== state) throw new Error("state mismatch on the callback");
   const code = callback.searchParams.get("code");
   if (!code) throw new Error(`no code on the callback ${callback.href}`);
   return { code, codeVerifier, state };

@@ -24,9 +24,16 @@ export function Dismissible({
   return (
     <div data-dismissible>
       <input type="checkbox" id={id} className="peer sr-only" aria-label={dismissLabel} />
-      <div role={role} className={`flex items-start gap-3 rounded-md border px-4 py-3 text-sm shadow-sm peer-checked:hidden ${colours}`}>
+      <div
+        role={role}
+        className={`flex items-start gap-3 rounded-md border px-4 py-3 text-sm shadow-sm peer-checked:hidden ${colours}`}
+      >
         <div className="flex-1">{children}</div>
-        <label htmlFor={id} className="-m-1 cursor-pointer rounded p-1 leading-none hover:bg-black/5" title={dismissLabel}>
+        <label
+          htmlFor={id}
+          className="-m-1 cursor-pointer rounded p-1 leading-none hover:bg-black/5"
+          title={dismissLabel}
+        >
           <span aria-hidden="true">×</span>
           <span className="sr-only">{dismissLabel}</span>
         </label>

@@ -25,7 +25,11 @@ function linkClass({ isActive }: { isActive: boolean }) {
 export function Sidebar({ counts }: { counts: SectionCounts }) {
   const { t } = useTranslation();
   return (
-    <nav aria-label={t("nav.main")} data-sidebar className="hidden w-60 shrink-0 border-r border-slate-200 bg-white md:block">
+    <nav
+      aria-label={t("nav.main")}
+      data-sidebar
+      className="hidden w-60 shrink-0 border-r border-slate-200 bg-white md:block"
+    >
       <ul className="space-y-1 p-3">
         {sections.map((section) => (
           <li key={section.key}>
@@ -34,7 +38,7 @@ export function Sidebar({ counts }: { counts: SectionCounts }) {
               <span className="flex-1">{t(`nav.${section.key}`)}</span>
               {section.count ? (
                 <span
-                  className="rounded-full bg-slate-100 px-2 py-0.5 text-xs tabular-nums text-slate-600"
+                  className="rounded-full bg-slate-100 px-2 py-0.5 text-xs text-slate-600 tabular-nums"
                   aria-label={t("nav.countLabel", { count: counts[section.count] })}
                   data-count={section.count}
                 >

@@ -9,7 +9,11 @@ export function ToastMessage({ toast }: { toast: ToastView | null }) {
   if (!toast) return null;
   return (
     <div className="mb-4" data-toast={toast.key}>
-      <Dismissible tone={toast.type} dismissLabel={t("toast.dismiss")} role={toast.type === "error" ? "alert" : "status"}>
+      <Dismissible
+        tone={toast.type}
+        dismissLabel={t("toast.dismiss")}
+        role={toast.type === "error" ? "alert" : "status"}
+      >
         {t(toast.key, toast.values)}
       </Dismissible>
     </div>

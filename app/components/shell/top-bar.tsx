@@ -36,7 +36,13 @@ function LanguageSwitcher({ language }: { language: Language }) {
   const { t } = useTranslation();
   const location = useLocation();
   return (
-    <Form method="post" action="/resources/locale" reloadDocument className="flex items-center gap-1" aria-label={t("topbar.language")}>
+    <Form
+      method="post"
+      action="/resources/locale"
+      reloadDocument
+      className="flex items-center gap-1"
+      aria-label={t("topbar.language")}
+    >
       <input type="hidden" name="redirectTo" value={`${location.pathname}${location.search}`} />
       {(["de", "en"] as const).map((lng) => (
         <button
@@ -80,7 +86,10 @@ function LogoutButton() {
   const { t } = useTranslation();
   return (
     <Form method="post" action="/logout" reloadDocument>
-      <button type="submit" className="flex items-center gap-1 rounded px-2 py-1 text-sm text-slate-700 hover:bg-slate-100">
+      <button
+        type="submit"
+        className="flex items-center gap-1 rounded px-2 py-1 text-sm text-slate-700 hover:bg-slate-100"
+      >
         <Icon name="logout" className="h-4 w-4" />
         {t("topbar.logout")}
       </button>
@@ -122,10 +131,16 @@ export function TopBar({ user, language, links }: { user: ShellUser; language: L
           {t("appName")}
         </a>
         <nav className="hidden items-center gap-1 nav:flex" aria-label={t("topbar.company")}>
-          <External href={links.home} className={linkClass}>{t("topbar.home")}</External>
-          <External href={links.platform} className={linkClass}>{t("topbar.platform")}</External>
+          <External href={links.home} className={linkClass}>
+            {t("topbar.home")}
+          </External>
+          <External href={links.platform} className={linkClass}>
+            {t("topbar.platform")}
+          </External>
           {company}
-          <External href={links.pricing} className={linkClass}>{t("topbar.pricing")}</External>
+          <External href={links.pricing} className={linkClass}>
+            {t("topbar.pricing")}
+          </External>
         </nav>
         <div className="ml-auto hidden items-center gap-3 nav:flex">
           <LanguageSwitcher language={language} />
@@ -139,6 +154,17 @@ export function TopBar({ user, language, links }: { user: ShellUser; language: L
           </summary>
           <div className="absolute right-0 z-30 mt-2 w-64 space-y-3 rounded-md border border-slate-200 bg-white p-3 shadow-lg">
             <UserBadge user={user} />
+            {/* The bottom bar holds four sections (SPEC §2); the other two live here. */}
+            <ul className="space-y-1 border-b border-slate-100 pb-3 md:hidden">
+              {(["settings", "help"] as const).map((key) => (
+                <li key={key}>
+                  <a href={`/${key}`} className="flex items-center gap-2 rounded px-2 py-1 text-sm hover:bg-slate-50">
+                    <Icon name={key} className="h-4 w-4" />
+                    {t(`nav.${key}`)}
+                  </a>
+                </li>
+              ))}
+            </ul>
             <ul className="space-y-1">
               {(
                 [

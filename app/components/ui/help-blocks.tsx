@@ -8,7 +8,8 @@ const actionPaths = {
   play: "M8 5v14l11-7z",
   trash: "M4 7h16M10 11v6M14 11v6M6 7l1 13h10l1-13M9 7V4h6v3",
   refresh: "M20 5v5h-5M4 19v-5h5M18.4 9A7 7 0 0 0 5.6 7.6L4 10m16 4-1.6 2.4A7 7 0 0 1 5.6 15",
-  sparkle: "M12 3l1.8 5.2L19 10l-5.2 1.8L12 17l-1.8-5.2L5 10l5.2-1.8zM19 15l.8 2.2L22 18l-2.2.8L19 21l-.8-2.2L16 18l2.2-.8z",
+  sparkle:
+    "M12 3l1.8 5.2L19 10l-5.2 1.8L12 17l-1.8-5.2L5 10l5.2-1.8zM19 15l.8 2.2L22 18l-2.2.8L19 21l-.8-2.2L16 18l2.2-.8z",
   eye: "M2 12s3.6-7 10-7 10 7 10 7-3.6 7-10 7S2 12 2 12Zm10-3a3 3 0 1 0 0 6 3 3 0 0 0 0-6Z",
   redo: "M15 4l4 4-4 4M19 8H9a5 5 0 0 0 0 10h4",
   pencil: "M4 20h4L19 9l-4-4L4 16zM13.5 6.5l4 4",
@@ -41,9 +42,23 @@ export function HelpIcon({ name, className = "h-5 w-5" }: { name: HelpIconName; 
 }
 
 /** One of the page's blocks: a white card with an h2 that the table of contents links to. */
-export function HelpBlock({ id, title, intro, children }: { id: string; title: string; intro?: string; children: React.ReactNode }) {
+export function HelpBlock({
+  id,
+  title,
+  intro,
+  children,
+}: {
+  id: string;
+  title: string;
+  intro?: string;
+  children: React.ReactNode;
+}) {
   return (
-    <section id={id} aria-labelledby={`${id}-title`} className="scroll-mt-20 rounded-lg border border-slate-200 bg-white p-5 md:p-6">
+    <section
+      id={id}
+      aria-labelledby={`${id}-title`}
+      className="scroll-mt-20 rounded-lg border border-slate-200 bg-white p-5 md:p-6"
+    >
       <h2 id={`${id}-title`} className="text-lg font-semibold tracking-tight">
         {title}
       </h2>

@@ -23,7 +23,7 @@ export function DataTable({
     <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white">
       <table className="w-full text-left text-sm">
         <caption className="sr-only">{caption}</caption>
-        <thead className="bg-slate-50 text-xs uppercase tracking-wide text-slate-500">
+        <thead className="bg-slate-50 text-xs tracking-wide text-slate-500 uppercase">
           <tr>
             {columns.map((c) => (
               <th key={c} scope="col" className="px-4 py-3 font-medium">

@@ -119,10 +119,7 @@ declare module "oidc-provider" {
           resourceIndicator: string,
           client: Client,
         ) => Promise<ResourceServerInfo> | ResourceServerInfo;
-        useGrantedResource?: (
-          ctx: KoaContextWithOIDC,
-          model: unknown,
-        ) => Promise<boolean> | boolean;
+        useGrantedResource?: (ctx: KoaContextWithOIDC, model: unknown) => Promise<boolean> | boolean;
       };
     };
   }

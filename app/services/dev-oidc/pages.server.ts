@@ -23,18 +23,15 @@ const dictionary = {
     logoutButton: "Abmelden",
     loggedOutTitle: "Abgemeldet – Skribent Entwicklungs-Login",
     loggedOutHeading: "Sie sind abgemeldet",
-    loggedOutText:
-      "Sie wurden beim Entwicklungs-Login abgemeldet. Sie können dieses Fenster schließen.",
+    loggedOutText: "Sie wurden beim Entwicklungs-Login abgemeldet. Sie können dieses Fenster schließen.",
     errorTitle: "Fehler – Skribent Entwicklungs-Login",
     errorHeading: "Das hat nicht geklappt",
-    errorText:
-      "Die Anmeldung konnte nicht fortgesetzt werden. Starten Sie sie in der Anwendung neu.",
+    errorText: "Die Anmeldung konnte nicht fortgesetzt werden. Starten Sie sie in der Anwendung neu.",
   },
   en: {
     signInTitle: "Sign in – Skribent development login",
     signInHeading: "Sign in to Skribent",
-    signInIntro:
-      "This is the built-in sign-in service for development. Choose a demo account – no password is needed.",
+    signInIntro: "This is the built-in sign-in service for development. Choose a demo account – no password is needed.",
     signInFor: "Signing in to",
     accountsLabel: "Demo accounts",
     role: {
@@ -182,11 +179,7 @@ export function renderPostLogoutPage(args: { lang: PageLanguage }): string {
   );
 }
 
-export function renderErrorPage(args: {
-  lang: PageLanguage;
-  error: string;
-  description?: string;
-}): string {
+export function renderErrorPage(args: { lang: PageLanguage; error: string; description?: string }): string {
   const t = dictionary[args.lang];
   const description = args.description ? `: ${escapeHtml(args.description)}` : "";
   return layout(

@@ -14,11 +14,7 @@ import {
 } from "../../../tests/support/oidc-client";
 import { demoAccounts } from "./accounts";
 import { escapeHtml } from "./pages.server";
-import {
-  startDevOidcProvider,
-  UNVERIFIED_EMAIL_DESCRIPTION,
-  type DevOidcProvider,
-} from "./provider.server";
+import { startDevOidcProvider, UNVERIFIED_EMAIL_DESCRIPTION, type DevOidcProvider } from "./provider.server";
 
 const client = {
   client_id: "skribent-test",
@@ -63,9 +59,7 @@ describe("discovery and keys", () => {
     expect(discovery.end_session_endpoint).toBe(`${provider.issuer}/session/end`);
     expect(discovery.code_challenge_methods_supported).toContain("S256");
     expect(discovery.response_types_supported).toEqual(["code"]);
-    expect(discovery.scopes_supported).toEqual(
-      expect.arrayContaining(["openid", "profile", "email"]),
-    );
+    expect(discovery.scopes_supported).toEqual(expect.arrayContaining(["openid", "profile", "email"]));
     expect(discovery.token_endpoint_auth_methods_supported).toEqual(
       expect.arrayContaining(["client_secret_basic", "client_secret_post"]),
     );
@@ -227,9 +221,7 @@ describe("sign-in page", () => {
       ui_locales: "en-GB de",
     }).toString();
     const redirect = await jar.fetch(url);
-    const html = await (
-      await jar.fetch(new URL(redirect.headers.get("location")!, provider.issuer))
-    ).text();
+    const html = await (await jar.fetch(new URL(redirect.headers.get("location")!, provider.issuer))).text();
     expect(html).toContain('<html lang="en"');
     expect(html).toContain("Sign in to Skribent");
   });
@@ -292,9 +284,7 @@ describe("RP-initiated logout", () => {
     const tokens = await getDevAccessToken({ ...clientArgs("emily-clarke"), audience, jar });
     const endSession = new URL(`${provider.issuer}/session/end`);
     endSession.searchParams.set("id_token_hint", tokens.id_token);
-    const html = await (
-      await jar.fetch(endSession, { headers: { "Accept-Language": "en-GB,en;q=0.9" } })
-    ).text();
+    const html = await (await jar.fetch(endSession, { headers: { "Accept-Language": "en-GB,en;q=0.9" } })).text();
     expect(html).toContain("Sign out");
     expect(html).not.toContain("Abmelden");
   });

@@ -63,8 +63,7 @@ let oidcProviderModule: Promise<OidcProviderModule> | undefined;
  */
 function withoutProviderNotices<T>(run: () => T): T {
   const { warn, info } = console;
-  const isNotice = (args: unknown[]) =>
-    typeof args[0] === "string" && /oidc-provider (WARNING|NOTICE):/.test(args[0]);
+  const isNotice = (args: unknown[]) => typeof args[0] === "string" && /oidc-provider (WARNING|NOTICE):/.test(args[0]);
   const quietWarn = (...args: unknown[]) => {
     if (!isNotice(args)) warn.apply(console, args);
   };
@@ -245,11 +244,7 @@ function buildConfiguration(args: {
 }
 
 /** Bare audiences are not URIs; swap them for the URN before oidc-provider validates `resource`. */
-function canonicalizeResourceParam(
-  req: http.IncomingMessage,
-  audience: string,
-  resourceId: string,
-) {
+function canonicalizeResourceParam(req: http.IncomingMessage, audience: string, resourceId: string) {
   if (resourceId === audience || !req.url?.includes("resource=")) return;
   const url = new URL(req.url, "http://dev-oidc.invalid");
   const resources = url.searchParams.getAll("resource");
@@ -286,13 +281,10 @@ function sendHtml(res: http.ServerResponse, status: number, html: string) {
 
 type ProviderErrorShape = { statusCode?: unknown; error?: unknown; error_description?: unknown };
 
-function asProviderError(
-  error: unknown,
-): { status: number; error: string; description?: string } | undefined {
+function asProviderError(error: unknown): { status: number; error: string; description?: string } | undefined {
   if (typeof error !== "object" || error === null) return undefined;
   const { statusCode, error: code, error_description: description } = error as ProviderErrorShape;
-  if (typeof statusCode !== "number" || statusCode >= 500 || typeof code !== "string")
-    return undefined;
+  if (typeof statusCode !== "number" || statusCode >= 500 || typeof code !== "string") return undefined;
   return {
     status: statusCode,
     error: code,
@@ -304,8 +296,7 @@ async function grantConsent(provider: Provider, interaction: Interaction): Promi
   // Development accounts consent to everything the registered client asks for.
   const accountId = interaction.session?.accountId;
   const clientId = interaction.params.client_id;
-  if (!accountId || typeof clientId !== "string")
-    throw new Error("consent without a signed-in account");
+  if (!accountId || typeof clientId !== "string") throw new Error("consent without a signed-in account");
   const existing = interaction.grantId ? await provider.Grant.find(interaction.grantId) : undefined;
   const grant = existing ?? new provider.Grant({ accountId, clientId });
   const { missingOIDCScope, missingOIDCClaims, missingResourceScopes } = interaction.prompt.details;
@@ -326,11 +317,7 @@ async function handleInteraction(
   const interaction = await provider.interactionDetails(req, res);
   const lang = languageFromUiLocales(interaction.params.ui_locales) ?? "de";
   if (interaction.uid !== route.uid) {
-    sendHtml(
-      res,
-      400,
-      renderErrorPage({ lang, error: "invalid_request", description: "interaction mismatch" }),
-    );
+    sendHtml(res, 400, renderErrorPage({ lang, error: "invalid_request", description: "interaction mismatch" }));
     return;
   }
 
@@ -343,11 +330,7 @@ async function handleInteraction(
     const accountId = (await readFormBody(req)).get("accountId") ?? "";
     const account = findDemoAccount(accountId);
     if (interaction.prompt.name !== "login" || !account) {
-      sendHtml(
-        res,
-        400,
-        renderErrorPage({ lang, error: "invalid_request", description: "unknown account" }),
-      );
+      sendHtml(res, 400, renderErrorPage({ lang, error: "invalid_request", description: "unknown account" }));
       return;
     }
     if (!account.emailVerified) {
@@ -389,12 +372,7 @@ async function handleInteraction(
   }
   if (interaction.prompt.name === "consent") {
     const grantId = await grantConsent(provider, interaction);
-    await provider.interactionFinished(
-      req,
-      res,
-      { consent: { grantId } },
-      { mergeWithLastSubmission: true },
-    );
+    await provider.interactionFinished(req, res, { consent: { grantId } }, { mergeWithLastSubmission: true });
     return;
   }
   sendHtml(
@@ -409,8 +387,7 @@ async function handleInteraction(
 }
 
 function isIgnorableSocketError(error: unknown): boolean {
-  const code =
-    typeof error === "object" && error !== null ? (error as { code?: unknown }).code : undefined;
+  const code = typeof error === "object" && error !== null ? (error as { code?: unknown }).code : undefined;
   return code === "ECONNRESET" || code === "EPIPE" || code === "ERR_STREAM_PREMATURE_CLOSE";
 }
 
@@ -443,9 +420,7 @@ function closeServer(server: http.Server): Promise<void> {
   });
 }
 
-export async function startDevOidcProvider(
-  options: DevOidcProviderOptions,
-): Promise<DevOidcProvider> {
+export async function startDevOidcProvider(options: DevOidcProviderOptions): Promise<DevOidcProvider> {
   const host = options.host ?? "127.0.0.1";
   const { Provider, errors } = await loadOidcProvider();
   const { privateKey } = await generateKeyPair("RS256", { extractable: true });
@@ -516,11 +491,7 @@ export async function startDevOidcProvider(
         const lang = languageFromAcceptLanguage(req.headers["accept-language"]) ?? "de";
         const known = asProviderError(error);
         if (known) {
-          sendHtml(
-            res,
-            known.status,
-            renderErrorPage({ lang, error: known.error, description: known.description }),
-          );
+          sendHtml(res, known.status, renderErrorPage({ lang, error: known.error, description: known.description }));
           return;
         }
         console.error("[dev-oidc] interaction failed", error);
