@@ -155,6 +155,11 @@ export type AuthorizeArgs = {
   extraParams?: Record<string, string>;
   /** Reuse a browser, e.g. to sign out afterwards with the same provider session. */
   jar?: CookieJar;
+  /**
+   * An authorization URL built by someone else (the app under test): followed
+   * as-is, its state is returned and the code verifier stays with its author.
+   */
+  authorizationUrl?: string;
 };
 
 /**
@@ -169,6 +174,10 @@ export async function authorizeAtDevProvider(
   const { codeVerifier, codeChallenge } = createPkce();
   const state = randomBytes(16).toString("base64url");
 
+  if (args.authorizationUrl) {
+    const given = new URL(args.authorizationUrl);
+    return followAuthorization(given, args, jar, "", given.searchParams.get("state") ?? "");
+  }
   const authorization = new URL(discovery.authorization_endpoint);
   authorization.search = new URLSearchParams({
     client_id: args.clientId,
@@ -181,7 +190,16 @@ export async function authorizeAtDevProvider(
     ...(args.audience ? { audience: args.audience } : {}),
     ...args.extraParams,
   }).toString();
+  return followAuthorization(authorization, args, jar, codeVerifier, state);
+}
 
+async function followAuthorization(
+  authorization: URL,
+  args: AuthorizeArgs,
+  jar: CookieJar,
+  codeVerifier: string,
+  state: string,
+): Promise<{ callback: URL; codeVerifier: string; state: string; jar: CookieJar }> {
   let url = authorization;
   let response = await jar.fetch(url);
   let accountChosen = false;
@@ -226,6 +244,7 @@ export async function signInAtDevProvider(args: {
   audience?: string;
   scope?: string;
   jar?: CookieJar;
+  authorizationUrl?: string;
 }): Promise<{ code: string; codeVerifier: string; state: string }> {
   const { callback, codeVerifier, state } = await authorizeAtDevProvider(args);
   const error = callback.searchParams.get("error");
