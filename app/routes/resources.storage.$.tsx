@@ -2,12 +2,8 @@
 // against S3 presigned URLs. With S3 configured this route does not exist (404).
 import { json, type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-run/node";
 
-import {
-  isLocalStorage,
-  parseRangeHeader,
-  toWebStream,
-  type LocalObjectStorage,
-} from "~/services/storage-local.server";
+import { parseRangeHeader, toWebStream } from "~/services/storage-http.server";
+import { isLocalStorage, type LocalObjectStorage } from "~/services/storage-local.server";
 import { InvalidStorageKeyError, assertWellFormedKey, getStorage } from "~/services/storage.server";
 
 const NO_STORE = "private, no-store";

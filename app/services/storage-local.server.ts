@@ -1,13 +1,12 @@
-import { createHash, createHmac, randomUUID, timingSafeEqual } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import { createWriteStream } from "node:fs";
 import { mkdir, open, readFile, rename, rm, stat, writeFile, type FileHandle } from "node:fs/promises";
 import path from "node:path";
-import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 
-import { createReadableStreamFromReadable } from "@remix-run/node";
 import { z } from "zod";
 
+import { chunksOf } from "./storage-http.server";
 import {
   DEFAULT_CHECK_TIMEOUT_MS,
   DEFAULT_DOWNLOAD_URL_SECONDS,
@@ -15,11 +14,9 @@ import {
   assertContentType,
   assertWellFormedKey,
   resolveExpiry,
-  type ByteRange,
-  type ObjectStorage,
-  type StorageConfig,
-  type StorageHealth,
-} from "./storage.server";
+} from "./storage-keys.server";
+import { createLocalSignedUrl, verifyLocalSignature, type LocalSignatureResult } from "./storage-local-signing.server";
+import type { ObjectStorage, StorageConfig, StorageHealth } from "./storage-types.server";
 
 export type LocalStorageConfig = Extract<StorageConfig, { kind: "local" }>;
 
@@ -27,8 +24,6 @@ export type LocalStorageConfig = Extract<StorageConfig, { kind: "local" }>;
 export type LocalUploadBody = Buffer | Uint8Array | NodeJS.ReadableStream | ReadableStream<Uint8Array>;
 
 export type LocalWriteResult = { ok: true; size: number; etag: string } | { ok: false; reason: "too_large" };
-
-export type LocalSignatureResult = { ok: true; contentType: string | undefined } | { ok: false; detail: string };
 
 export interface LocalObjectStorage extends ObjectStorage {
   readonly kind: "local";
@@ -44,9 +39,6 @@ export interface LocalObjectStorage extends ObjectStorage {
   }): Promise<LocalWriteResult>;
 }
 
-export const LOCAL_STORAGE_ROUTE_PREFIX = "/resources/storage/";
-export const INVALID_SIGNATURE_DETAIL = "Invalid or expired signature";
-
 const MIN_SECRET_LENGTH = 16;
 // Internal folders start with a dot, which no valid key can (keys start with an area name), so objects,
 // their metadata and half-written uploads can never collide.
@@ -56,72 +48,8 @@ const TMP_DIR = ".tmp";
 const metaSchema = z.object({ contentType: z.string(), etag: z.string().optional() });
 type ObjectMeta = z.infer<typeof metaSchema>;
 
-function stringToSign(method: "GET" | "PUT", key: string, exp: string, contentType: string): string {
-  // Newline-separated so no field can shift into another (keys and content types never contain "\n").
-  return `${method}\n${key}\n${exp}\n${contentType}`;
-}
-
-function sign(secret: string, value: string): string {
-  return createHmac("sha256", secret).update(value).digest("base64url");
-}
-
-/**
- * Verifies `m`, `exp`, `ct` and `sig` of a local signed URL. The signature is checked before the expiry so
- * "expired" is only ever said about a URL this server issued.
- */
-export function verifyLocalSignature(args: {
-  secret: string;
-  method: "GET" | "PUT";
-  key: string;
-  searchParams: URLSearchParams;
-  nowSeconds?: number;
-}): LocalSignatureResult {
-  const invalid = { ok: false, detail: INVALID_SIGNATURE_DETAIL } as const;
-  const { searchParams } = args;
-  const m = searchParams.get("m");
-  const exp = searchParams.get("exp");
-  const sig = searchParams.get("sig");
-  const ct = searchParams.get("ct") ?? "";
-  if (m !== args.method || exp === null || sig === null || !/^\d{1,12}$/.test(exp)) return invalid;
-
-  const expected = Buffer.from(sign(args.secret, stringToSign(args.method, args.key, exp, ct)));
-  const given = Buffer.from(sig);
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return invalid;
-
-  const now = args.nowSeconds ?? Math.floor(Date.now() / 1000);
-  if (Number(exp) < now) return { ok: false, detail: "Signed URL has expired" };
-  return { ok: true, contentType: ct === "" ? undefined : ct };
-}
-
 export function isLocalStorage(storage: ObjectStorage): storage is LocalObjectStorage {
   return storage.kind === "local" && "verifyRequest" in storage && "write" in storage;
-}
-
-/**
- * Parses a single-range `Range` header against an object of `size` bytes. Returns null when the header is
- * absent, malformed or asks for several ranges (all of which RFC 9110 lets a server answer with the whole
- * object), and "unsatisfiable" for a 416.
- */
-export function parseRangeHeader(header: string | null, size: number): ByteRange | "unsatisfiable" | null {
-  if (header === null) return null;
-  const match = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
-  if (!match) return null;
-  const [, first = "", last = ""] = match;
-  if (first === "" && last === "") return null;
-  if (first === "") {
-    const suffix = Number(last);
-    if (suffix === 0 || size === 0) return "unsatisfiable";
-    return { start: Math.max(0, size - suffix), end: size - 1 };
-  }
-  const start = Number(first);
-  const end = last === "" ? size - 1 : Math.min(Number(last), size - 1);
-  if (start >= size || (last !== "" && Number(last) < start)) return "unsatisfiable";
-  return { start, end };
-}
-
-/** For a Response body. Lives here so the route module imports no Node built-ins. */
-export function toWebStream(stream: NodeJS.ReadableStream): ReadableStream<Uint8Array> {
-  return createReadableStreamFromReadable(stream instanceof Readable ? stream : new Readable().wrap(stream));
 }
 
 function errorCode(error: unknown): string | undefined {
@@ -131,34 +59,6 @@ function errorCode(error: unknown): string | undefined {
 function isMissing(error: unknown): boolean {
   const code = errorCode(error);
   return code === "ENOENT" || code === "ENOTDIR" || code === "EISDIR";
-}
-
-function isWebStream(body: LocalUploadBody): body is ReadableStream<Uint8Array> {
-  return typeof (body as Partial<ReadableStream<Uint8Array>>).getReader === "function";
-}
-
-async function* chunksOf(body: LocalUploadBody): AsyncGenerator<Uint8Array> {
-  if (body instanceof Uint8Array) {
-    yield body;
-    return;
-  }
-  if (isWebStream(body)) {
-    const reader = body.getReader();
-    try {
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) return;
-        yield value;
-      }
-    } finally {
-      // Release rather than cancel: cancelling a request body destroys the socket in Node adapters, and
-      // the client would then never see the 413.
-      reader.releaseLock();
-    }
-  }
-  for await (const chunk of body) {
-    yield typeof chunk === "string" ? Buffer.from(chunk) : chunk;
-  }
 }
 
 async function withTimeout<T>(promise: Promise<T>, timeoutMs: number): Promise<T | "timeout"> {
@@ -247,12 +147,7 @@ export function createLocalStorage(config: LocalStorageConfig): LocalObjectStora
   }
 
   function signedUrl(method: "GET" | "PUT", key: string, expiresInSeconds: number, contentType: string): string {
-    const exp = String(Math.floor(Date.now() / 1000) + expiresInSeconds);
-    const query = new URLSearchParams({ m: method, exp });
-    if (contentType !== "") query.set("ct", contentType);
-    query.set("sig", sign(signingSecret, stringToSign(method, key, exp, contentType)));
-    // Key segments use a URL-safe alphabet, so the path needs no escaping and matches the route's splat.
-    return `${baseUrl}${LOCAL_STORAGE_ROUTE_PREFIX}${key}?${query.toString()}`;
+    return createLocalSignedUrl({ secret: signingSecret, baseUrl, method, key, expiresInSeconds, contentType });
   }
 
   async function write(args: {

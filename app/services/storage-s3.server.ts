@@ -19,10 +19,8 @@ import {
   assertContentType,
   assertWellFormedKey,
   resolveExpiry,
-  type ObjectStorage,
-  type StorageConfig,
-  type StorageHealth,
-} from "./storage.server";
+} from "./storage-keys.server";
+import type { ObjectStorage, StorageConfig, StorageHealth } from "./storage-types.server";
 
 export type S3StorageConfig = Extract<StorageConfig, { kind: "s3" }>;
 

@@ -8,13 +8,9 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } 
 
 import { action, loader } from "~/routes/resources.storage.$";
 
-import {
-  LOCAL_STORAGE_ROUTE_PREFIX,
-  createLocalStorage,
-  parseRangeHeader,
-  verifyLocalSignature,
-  type LocalObjectStorage,
-} from "./storage-local.server";
+import { parseRangeHeader } from "./storage-http.server";
+import { createLocalStorage, type LocalObjectStorage } from "./storage-local.server";
+import { LOCAL_STORAGE_ROUTE_PREFIX, verifyLocalSignature } from "./storage-local-signing.server";
 import { createS3Storage } from "./storage-s3.server";
 import {
   InvalidStorageKeyError,
