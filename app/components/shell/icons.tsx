@@ -14,6 +14,19 @@ const paths = {
 export type IconName = keyof typeof paths;
 
 export function Icon({ name, className = "h-5 w-5" }: { name: IconName; className?: string }) {
+  return <SvgIcon d={paths[name]} className={className} />;
+}
+
+/** One stroked 24×24 path; decorative, so hidden from assistive technology. */
+export function SvgIcon({
+  d,
+  className = "h-5 w-5",
+  ...rest
+}: {
+  d: string;
+  className?: string;
+  "data-icon"?: string;
+}) {
   return (
     <svg
       viewBox="0 0 24 24"
@@ -24,8 +37,9 @@ export function Icon({ name, className = "h-5 w-5" }: { name: IconName; classNam
       strokeLinejoin="round"
       className={className}
       aria-hidden="true"
+      {...rest}
     >
-      <path d={paths[name]} />
+      <path d={d} />
     </svg>
   );
 }

@@ -1,4 +1,4 @@
-import { Icon, type IconName } from "~/components/shell/icons";
+import { Icon, SvgIcon, type IconName } from "~/components/shell/icons";
 
 // Presentational pieces of the help page (SPEC §2 "Help and Information").
 // They receive translated strings only; no data access, no client state.
@@ -24,21 +24,7 @@ function isActionIcon(name: HelpIconName): name is keyof typeof actionPaths {
 
 export function HelpIcon({ name, className = "h-5 w-5" }: { name: HelpIconName; className?: string }) {
   if (!isActionIcon(name)) return <Icon name={name} className={className} />;
-  return (
-    <svg
-      viewBox="0 0 24 24"
-      fill="none"
-      stroke="currentColor"
-      strokeWidth={1.8}
-      strokeLinecap="round"
-      strokeLinejoin="round"
-      className={className}
-      aria-hidden="true"
-      data-icon={name}
-    >
-      <path d={actionPaths[name]} />
-    </svg>
-  );
+  return <SvgIcon d={actionPaths[name]} className={className} data-icon={name} />;
 }
 
 /** One of the page's blocks: a white card with an h2 that the table of contents links to. */
