@@ -3,8 +3,21 @@ import { defineConfig, devices } from "@playwright/test";
 // End-to-end tests drive Debian's Chromium (never a downloaded browser) against
 // the built app on embedded defaults, with a fresh data directory per run.
 const PORT = Number(process.env.E2E_PORT ?? 3100);
-const OIDC_PORT = PORT + 1;
 export const e2eDataDir = `./data/e2e-${PORT}`;
+export const FLAG_PORT = PORT + 2;
+const flagDataDir = `./data/e2e-${FLAG_PORT}`;
+
+function serverEnv(port: number, dataDir: string) {
+  return {
+    PORT: String(port),
+    DEV_OIDC_PORT: String(port + 1),
+    APP_URL: `http://localhost:${port}`,
+    DATA_DIR: dataDir,
+    APP_ENV: "test",
+    RATE_LIMIT_SIGNIN_PER_MINUTE: "1000",
+    SESSION_IDLE_MINUTES: "30",
+  };
+}
 
 const chromiumArgs = [
   "--no-sandbox",
@@ -35,20 +48,22 @@ export default defineConfig({
     { name: "js", use: { ...devices["Desktop Chrome"], javaScriptEnabled: true } },
     { name: "no-js", use: { ...devices["Desktop Chrome"], javaScriptEnabled: false } },
   ],
-  webServer: {
-    command: `rm -rf ${e2eDataDir} && npm run build --silent && npx remix-serve ./build/index.js`,
-    url: `http://localhost:${PORT}/resources/healthz`,
-    reuseExistingServer: false,
-    timeout: 120_000,
-    stdout: "pipe",
-    env: {
-      PORT: String(PORT),
-      DEV_OIDC_PORT: String(OIDC_PORT),
-      APP_URL: `http://localhost:${PORT}`,
-      DATA_DIR: e2eDataDir,
-      APP_ENV: "test",
-      RATE_LIMIT_SIGNIN_PER_MINUTE: "1000",
-      SESSION_IDLE_MINUTES: "30",
+  webServer: [
+    {
+      command: `rm -rf ${e2eDataDir} build/.e2e-ready && npm run build --silent && touch build/.e2e-ready && npx remix-serve ./build/index.js`,
+      url: `http://localhost:${PORT}/resources/healthz`,
+      reuseExistingServer: false,
+      timeout: 120_000,
+      stdout: "pipe",
+      env: serverEnv(PORT, e2eDataDir),
     },
-  },
+    {
+      // The same build with disable_user_templates=1, for the flag's tests.
+      command: `until [ -f build/.e2e-ready ]; do sleep 0.2; done; rm -rf ${flagDataDir} && npx remix-serve ./build/index.js`,
+      url: `http://localhost:${FLAG_PORT}/resources/healthz`,
+      reuseExistingServer: false,
+      timeout: 120_000,
+      env: { ...serverEnv(FLAG_PORT, flagDataDir), DISABLE_USER_TEMPLATES: "1" },
+    },
+  ],
 });

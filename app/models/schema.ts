@@ -23,6 +23,8 @@ export interface UsersTable {
   locale: string | null;
   created_at: CreatedAt;
   last_login_at: Timestamp;
+  rag_agreed: Generated<boolean>;
+  rag_agreed_at: Date | null;
 }
 
 export interface SessionsTable {
@@ -100,6 +102,38 @@ export interface LettersTable {
   updated_at: Timestamp;
 }
 
+export type StoredElement = { id: string; name: string; description: string; isProtected: boolean };
+type Elements = ColumnType<StoredElement[], string, string>;
+
+export interface UserTemplateCollectionTable {
+  user_id: string;
+  template_id: string;
+  language_code: "de-DE" | "en-GB";
+  state: "added" | "removed";
+  updated_at: Timestamp;
+}
+
+export interface UserStructuresTable {
+  user_id: string;
+  template_id: string;
+  language_code: "de-DE" | "en-GB";
+  elements: Elements;
+  prompt: string;
+  updated_at: Timestamp;
+}
+
+export interface CustomTemplatesTable {
+  owner_id: string;
+  template_id: string;
+  language_code: "de-DE" | "en-GB";
+  name: string;
+  description: Generated<string>;
+  elements: Elements;
+  prompt: string;
+  created_at: CreatedAt;
+  updated_at: Timestamp;
+}
+
 export interface Database {
   users: UsersTable;
   sessions: SessionsTable;
@@ -109,6 +143,9 @@ export interface Database {
   pending_posts: PendingPostsTable;
   recordings: RecordingsTable;
   letters: LettersTable;
+  user_template_collection: UserTemplateCollectionTable;
+  user_structures: UserStructuresTable;
+  custom_templates: CustomTemplatesTable;
 }
 
 export type User = Selectable<UsersTable>;

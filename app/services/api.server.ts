@@ -3,6 +3,8 @@ import { getUserByIdentity, upsertUserByIdentity } from "~/models/user.server";
 import { audit } from "./audit.server";
 import { verifyAccessToken } from "./auth.server";
 import { getConfig } from "./config.server";
+import { DomainError, statusFor } from "./domain-error.server";
+import { getFixedTFor } from "./i18n.server";
 import { applySecurityHeaders } from "./security.server";
 import { requireUser, type SessionUser } from "./session.server";
 
@@ -62,6 +64,16 @@ export async function requireApiUser(request: Request): Promise<SessionUser & { 
   }
 }
 
+export async function readJsonBody(request: Request): Promise<Record<string, unknown>> {
+  const type = request.headers.get("Content-Type") ?? "";
+  if (!type.includes("application/json")) throw new ApiError(415, "Expected a JSON body");
+  const body = await request.json().catch(() => {
+    throw new ApiError(400, "Invalid JSON body");
+  });
+  if (!body || typeof body !== "object" || Array.isArray(body)) throw new ApiError(400, "Invalid JSON body");
+  return body as Record<string, unknown>;
+}
+
 /** Wraps an API loader/action: maps ApiError and unexpected failures to JSON. */
 export function apiRoute<A extends { request: Request }>(handler: (args: A) => Promise<Response>) {
   return async (args: A) => {
@@ -69,6 +81,11 @@ export function apiRoute<A extends { request: Request }>(handler: (args: A) => P
       return await handler(args);
     } catch (error) {
       if (error instanceof ApiError) return apiErrorResponse(error.status, error.detail);
+      if (error instanceof DomainError) {
+        // The JSON API speaks the SPEC's English messages.
+        const t = await getFixedTFor("en", ["common", "templates"]);
+        return apiErrorResponse(statusFor(error.kind), t(error.message, error.values));
+      }
       if (error instanceof Response) {
         return apiErrorResponse(error.status, error.statusText || `API request failed: ${error.status}`);
       }

@@ -23,6 +23,17 @@ export const toastKeys = [
   "toast.pendingPostKept",
   "notice.transcriptionLanguage_de",
   "notice.transcriptionLanguage_en",
+  "templates:toast.structureSaved",
+  "templates:toast.structureReset",
+  "templates:toast.ragOn",
+  "templates:toast.ragOff",
+  "templates:toast.templateAdded",
+  "templates:toast.templateRemoved",
+  "templates:toast.customCreated",
+  "templates:toast.customDeleted",
+  "templates:errors.addTemplate",
+  "templates:errors.removeTemplate",
+  "templates:errors.userTemplatesDisabled",
 ] as const;
 
 const toastSchema = z.object({

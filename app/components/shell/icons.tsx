@@ -9,6 +9,7 @@ const paths = {
   help: "M12 21a9 9 0 1 0 0-18 9 9 0 0 0 0 18Zm-2.5-11.5a2.5 2.5 0 1 1 3.5 2.3c-.6.3-1 .8-1 1.5V14m0 3h.01",
   menu: "M4 6h16M4 12h16M4 18h16",
   logout: "M15 4h4v16h-4M10 8l-4 4 4 4M6 12h11",
+  lock: "M7 11V8a5 5 0 0 1 10 0v3M5 11h14v10H5z",
 } as const;
 
 export type IconName = keyof typeof paths;

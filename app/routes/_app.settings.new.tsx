@@ -1,0 +1,132 @@
+import { getFormProps, getInputProps, useForm, type FormMetadata } from "@conform-to/react";
+import { getZodConstraint, parseWithZod } from "@conform-to/zod";
+import { json, redirect, type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-run/node";
+import { Form, useActionData, useLoaderData } from "@remix-run/react";
+import { useTranslation } from "react-i18next";
+import { Modal } from "~/components/ui/modal";
+import { toTemplateLanguage } from "~/i18n";
+import { customTemplateInputSchema, templateLanguageFrom } from "~/models/template-rules";
+import { audit } from "~/services/audit.server";
+import { getConfig } from "~/services/config.server";
+import { createCustomTemplate } from "~/services/custom-templates.server";
+import { DomainError } from "~/services/domain-error.server";
+import { getLanguage } from "~/services/i18n.server";
+import { requireUser } from "~/services/session.server";
+import { setToast } from "~/services/toast.server";
+import { StructureFields, type StructureFormSchema } from "~/routes/_app.settings/components";
+
+// "Create New Template": an unsaved template until the server accepts it.
+
+async function context(request: Request) {
+  const user = await requireUser(request);
+  if (getConfig().flags.disableUserTemplates) throw new Response("Not found", { status: 404 });
+  const language =
+    templateLanguageFrom(new URL(request.url).searchParams.get("language")) ??
+    toTemplateLanguage(await getLanguage(request));
+  return { user, language };
+}
+
+export async function loader({ request }: LoaderFunctionArgs) {
+  const { language } = await context(request);
+  return { language };
+}
+
+export async function action({ request }: ActionFunctionArgs) {
+  const { user, language } = await context(request);
+  const form = await request.formData();
+  const submission = parseWithZod(form, { schema: customTemplateInputSchema });
+  if (submission.status !== "success") {
+    return json({ result: submission.reply() }, { status: submission.status === "error" ? 400 : 200 });
+  }
+  let templateId: string;
+  try {
+    ({ templateId } = await createCustomTemplate({ userId: user.id, language, ...submission.value }));
+  } catch (error) {
+    if (error instanceof DomainError && error.kind === "invalid") {
+      return json({ result: submission.reply({ fieldErrors: { name: [error.message] } }) }, { status: 400 });
+    }
+    throw error;
+  }
+  await audit({
+    userId: user.id,
+    action: "template.custom.create",
+    entityType: "template",
+    entityId: templateId,
+    outcome: "success",
+    request,
+  });
+  throw redirect(`/settings?language=${language}&open=${encodeURIComponent(templateId)}#tpl-${templateId}`, {
+    headers: { "Set-Cookie": await setToast({ type: "success", key: "templates:toast.customCreated" }) },
+  });
+}
+
+export default function NewTemplate() {
+  const { language } = useLoaderData<typeof loader>();
+  const actionData = useActionData<typeof action>();
+  const { t } = useTranslation("templates");
+  const [form, fields] = useForm({
+    id: "new-template",
+    lastResult: actionData?.result,
+    defaultValue: { name: "", description: "", elements: [{ name: "", description: "" }], prompt: "" },
+    constraint: getZodConstraint(customTemplateInputSchema),
+    shouldValidate: "onSubmit",
+    shouldRevalidate: "onInput",
+  });
+  const back = `/settings?language=${language}`;
+  return (
+    <Modal title={t("newTemplate.title")} closeTo={back} closeLabel={t("newTemplate.cancel")} wide>
+      <p className="mb-4">
+        <span className="rounded-full bg-amber-100 px-2 py-0.5 text-xs font-medium text-amber-800" data-unsaved>
+          {t("settings.unsaved")}
+        </span>
+      </p>
+      <Form
+        method="post"
+        {...getFormProps(form)}
+        noValidate
+        className="space-y-4"
+        data-structure-editor
+        data-char-message={t("errors.characterNotAllowed")}
+      >
+        <label className="block text-sm font-medium text-slate-700">
+          {t("newTemplate.name")}
+          <input
+            {...getInputProps(fields.name, { type: "text", ariaAttributes: true })}
+            key={fields.name.key}
+            maxLength={undefined}
+            className="mt-1 block w-full rounded border border-slate-300 px-2 py-1.5 text-sm"
+          />
+          {fields.name.errors?.length ? (
+            <p id={fields.name.errorId} className="mt-1 text-xs text-red-700" role="alert">
+              {fields.name.errors.map((e) => t(e)).join(" ")}
+            </p>
+          ) : null}
+        </label>
+        <label className="block text-sm font-medium text-slate-700">
+          {t("newTemplate.description")}
+          <input
+            {...getInputProps(fields.description, { type: "text" })}
+            key={fields.description.key}
+            className="mt-1 block w-full rounded border border-slate-300 px-2 py-1.5 text-sm"
+          />
+        </label>
+        {/* The same element editor as a template card; this form only adds name and description. */}
+        <StructureFields
+          form={form as unknown as FormMetadata<StructureFormSchema, string[]>}
+          protectedIds={new Set()}
+        />
+        <div className="flex justify-end gap-2">
+          <a href={back} className="rounded-md px-4 py-2 text-sm text-slate-700 hover:bg-slate-100">
+            {t("newTemplate.cancel")}
+          </a>
+          <button
+            type="submit"
+            className="rounded-md bg-brand-600 px-4 py-2 text-sm font-medium text-white hover:bg-brand-700"
+          >
+            {t("newTemplate.create")}
+          </button>
+        </div>
+      </Form>
+    </Modal>
+  );
+}

@@ -1,0 +1,88 @@
+import { redirect, type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-run/node";
+import { Form, Link, useLoaderData } from "@remix-run/react";
+import { useTranslation } from "react-i18next";
+import { Modal } from "~/components/ui/modal";
+import { toTemplateLanguage } from "~/i18n";
+import { templateLanguageFrom } from "~/models/template-rules";
+import { audit } from "~/services/audit.server";
+import { deleteCustomTemplate } from "~/services/custom-templates.server";
+import { DomainError } from "~/services/domain-error.server";
+import { getLanguage } from "~/services/i18n.server";
+import { requireUser } from "~/services/session.server";
+import { getUserStructure, removeTemplateAccess } from "~/services/templates.server";
+import { setToast } from "~/services/toast.server";
+
+// The delete/remove confirmation dialog: says what will be lost before acting.
+
+async function target(request: Request, templateId: string) {
+  const user = await requireUser(request);
+  const url = new URL(request.url);
+  const language =
+    templateLanguageFrom(url.searchParams.get("language")) ?? toTemplateLanguage(await getLanguage(request));
+  try {
+    const structure = await getUserStructure({ userId: user.id, templateId, language });
+    return { user, language, structure };
+  } catch (error) {
+    if (error instanceof DomainError && error.kind === "not_found") throw new Response("Not found", { status: 404 });
+    throw error;
+  }
+}
+
+export async function loader({ request, params }: LoaderFunctionArgs) {
+  const { language, structure } = await target(request, params.templateId ?? "");
+  return { templateId: params.templateId ?? "", language, name: structure.name, isSystem: structure.isSystem };
+}
+
+export async function action({ request, params }: ActionFunctionArgs) {
+  const templateId = params.templateId ?? "";
+  const { user, language, structure } = await target(request, templateId);
+  if (structure.isSystem) await removeTemplateAccess({ userId: user.id, templateId, language });
+  else await deleteCustomTemplate({ userId: user.id, templateId, language });
+  await audit({
+    userId: user.id,
+    action: structure.isSystem ? "template.remove-access" : "template.custom.delete",
+    entityType: "template",
+    entityId: templateId,
+    outcome: "success",
+    request,
+  });
+  throw redirect(`/settings?language=${language}`, {
+    headers: {
+      "Set-Cookie": await setToast({
+        type: "success",
+        key: structure.isSystem ? "templates:toast.templateRemoved" : "templates:toast.customDeleted",
+      }),
+    },
+  });
+}
+
+export default function RemoveTemplate() {
+  const { name, isSystem, language, templateId } = useLoaderData<typeof loader>();
+  const { t } = useTranslation("templates");
+  const back = `/settings?language=${language}&open=${encodeURIComponent(templateId)}`;
+  return (
+    <Modal
+      title={isSystem ? t("remove.titleSystem") : t("remove.titleCustom")}
+      closeTo={back}
+      closeLabel={t("remove.cancel")}
+    >
+      <p className="text-sm text-slate-700">
+        {isSystem ? t("remove.bodySystem", { name }) : t("remove.bodyCustom", { name })}
+      </p>
+      <div className="mt-6 flex justify-end gap-2">
+        <Link to={back} className="rounded-md px-4 py-2 text-sm text-slate-700 hover:bg-slate-100">
+          {t("remove.cancel")}
+        </Link>
+        <Form method="post">
+          <button
+            type="submit"
+            className="rounded-md bg-red-600 px-4 py-2 text-sm font-medium text-white hover:bg-red-700"
+            data-action="confirm-remove"
+          >
+            {isSystem ? t("remove.confirmSystem") : t("remove.confirmCustom")}
+          </button>
+        </Form>
+      </div>
+    </Modal>
+  );
+}

@@ -1,0 +1,102 @@
+import { parseWithZod } from "@conform-to/zod";
+import { json, redirect } from "@remix-run/node";
+import { setRagAgreed } from "~/models/template.server";
+import { structureInputSchema, templateLanguageFrom, type TemplateLanguage } from "~/models/template-rules";
+import { audit } from "~/services/audit.server";
+import { DomainError } from "~/services/domain-error.server";
+import type { SessionUser } from "~/services/session.server";
+import { resetUserStructure, saveUserStructure } from "~/services/templates.server";
+import { setToast } from "~/services/toast.server";
+
+// The Settings page's form intents (STYLE.md §7): one small function each.
+
+export function languageOf(form: FormData | URLSearchParams, fallback: TemplateLanguage): TemplateLanguage {
+  return templateLanguageFrom(String(form.get("language") ?? "")) ?? fallback;
+}
+
+function settingsUrl(language: TemplateLanguage, templateId?: string) {
+  const query = `?language=${language}${templateId ? `&open=${encodeURIComponent(templateId)}` : ""}`;
+  return `/settings${query}${templateId ? `#tpl-${templateId}` : ""}`;
+}
+
+export async function saveStructureIntent(
+  user: SessionUser,
+  form: FormData,
+  language: TemplateLanguage,
+  request: Request,
+) {
+  const templateId = String(form.get("templateId") ?? "");
+  const submission = parseWithZod(form, { schema: structureInputSchema });
+  // List intents (add, remove, move) and failed checks come back as a draft.
+  if (submission.status !== "success") {
+    return json({ templateId, result: submission.reply() }, { status: submission.status === "error" ? 400 : 200 });
+  }
+  try {
+    await saveUserStructure({ userId: user.id, templateId, language, ...submission.value });
+  } catch (error) {
+    if (error instanceof DomainError && error.kind === "invalid") {
+      const fieldErrors = Object.fromEntries(
+        error.issues.map((issue) => [
+          issue.path.map((p, i) => (typeof p === "number" ? `[${p}]` : i ? `.${p}` : p)).join(""),
+          [issue.message],
+        ]),
+      );
+      return json(
+        {
+          templateId,
+          result: submission.reply({ formErrors: error.issues.length ? [] : [error.message], fieldErrors }),
+        },
+        { status: 400 },
+      );
+    }
+    throw error;
+  }
+  await audit({
+    userId: user.id,
+    action: "template.structure.save",
+    entityType: "template",
+    entityId: templateId,
+    outcome: "success",
+    request,
+  });
+  throw redirect(settingsUrl(language, templateId), {
+    headers: { "Set-Cookie": await setToast({ type: "success", key: "templates:toast.structureSaved" }) },
+  });
+}
+
+export async function resetIntent(user: SessionUser, form: FormData, language: TemplateLanguage, request: Request) {
+  const templateId = String(form.get("templateId") ?? "");
+  await resetUserStructure({ userId: user.id, templateId, language });
+  await audit({
+    userId: user.id,
+    action: "template.structure.reset",
+    entityType: "template",
+    entityId: templateId,
+    outcome: "success",
+    request,
+  });
+  throw redirect(settingsUrl(language, templateId), {
+    headers: { "Set-Cookie": await setToast({ type: "success", key: "templates:toast.structureReset" }) },
+  });
+}
+
+export async function ragIntent(user: SessionUser, form: FormData, language: TemplateLanguage, request: Request) {
+  const agreed = form.get("ragAgreed") === "true";
+  await setRagAgreed({ userId: user.id, agreed });
+  await audit({
+    userId: user.id,
+    action: agreed ? "consent.rag.grant" : "consent.rag.withdraw",
+    entityType: "user",
+    entityId: user.id,
+    outcome: "success",
+    request,
+  });
+  throw redirect(`${settingsUrl(language)}#ai-learning`, {
+    headers: {
+      "Set-Cookie": await setToast({
+        type: "success",
+        key: agreed ? "templates:toast.ragOn" : "templates:toast.ragOff",
+      }),
+    },
+  });
+}

@@ -1,0 +1,156 @@
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import { Link, Outlet, useActionData, useLoaderData } from "@remix-run/react";
+import { useTranslation } from "react-i18next";
+import type { RouteHandle } from "~/components/page-scripts";
+import { SectionHeader } from "~/components/ui/section";
+import { toTemplateLanguage } from "~/i18n";
+import { getRagAgreed } from "~/models/template.server";
+import { templateLanguages } from "~/models/template-rules";
+import { getConfig } from "~/services/config.server";
+import { getFixedTFor, getLanguage } from "~/services/i18n.server";
+import { requireUser } from "~/services/session.server";
+import { listUserTemplates, organizationLabel } from "~/services/templates.server";
+import { RagToggle, TemplateCard } from "./components";
+import { languageOf, ragIntent, resetIntent, saveStructureIntent } from "./queries.server";
+
+// SPEC §2 "Settings": the user's templates with an inline structure editor, the
+// AI Learning consent, and the ways to the repository and a new template. No
+// JavaScript: the editor's list buttons go through the server (conform intents).
+
+export const handle: RouteHandle = { i18n: ["common", "templates"], scripts: ["shell", "template-editor"] };
+
+export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data?.title ?? "Skribent" }];
+
+export async function loader({ request }: LoaderFunctionArgs) {
+  const user = await requireUser(request);
+  const uiLanguage = await getLanguage(request);
+  const url = new URL(request.url);
+  const language = languageOf(url.searchParams, toTemplateLanguage(uiLanguage));
+  const t = await getFixedTFor(uiLanguage, ["common", "templates"]);
+  const [{ system, custom }, ragAgreed] = await Promise.all([
+    listUserTemplates({ userId: user.id, language }),
+    getRagAgreed({ userId: user.id }),
+  ]);
+  return {
+    title: `${t("settings.title")} · Skribent`,
+    language,
+    open: url.searchParams.get("open"),
+    system: system.map((tpl) => ({ ...tpl, organizationLabel: organizationLabel(tpl.organization!, t) })),
+    custom,
+    ragAgreed,
+    userTemplatesEnabled: !getConfig().flags.disableUserTemplates,
+  };
+}
+
+export async function action({ request }: ActionFunctionArgs) {
+  const user = await requireUser(request);
+  const form = await request.formData();
+  const language = languageOf(form, toTemplateLanguage(await getLanguage(request)));
+  switch (form.get("intent")) {
+    case "structure":
+      return saveStructureIntent(user, form, language, request);
+    case "reset":
+      return resetIntent(user, form, language, request);
+    case "rag":
+      return ragIntent(user, form, language, request);
+    default:
+      throw new Response("Unknown intent", { status: 400 });
+  }
+}
+
+export default function Settings() {
+  const { language, open, system, custom, ragAgreed, userTemplatesEnabled } = useLoaderData<typeof loader>();
+  const actionData = useActionData<typeof action>();
+  const { t } = useTranslation(["templates", "common"]);
+  const draftFor = (id: string) =>
+    actionData && "templateId" in actionData && actionData.templateId === id ? actionData.result : undefined;
+  return (
+    <>
+      <SectionHeader title={t("common:settings.title")} intro={t("settings.intro")} />
+      <div className="mb-6 flex flex-wrap items-center gap-3">
+        <nav
+          aria-label={t("settings.templateLanguage")}
+          className="flex rounded-md border border-slate-200 bg-white p-1"
+        >
+          {templateLanguages.map((lng) => (
+            <Link
+              key={lng}
+              to={`/settings?language=${lng}`}
+              aria-current={lng === language ? "page" : undefined}
+              className={`rounded px-3 py-1 text-sm ${lng === language ? "bg-brand-600 text-white" : "text-slate-700 hover:bg-slate-100"}`}
+            >
+              {t(`settings.language_${lng}`)}
+            </Link>
+          ))}
+        </nav>
+        {userTemplatesEnabled ? (
+          <div className="ml-auto flex gap-2">
+            <Link
+              to={`repository?language=${language}`}
+              className="rounded-md border border-brand-600 px-3 py-2 text-sm font-medium text-brand-700 hover:bg-brand-50"
+              data-action="repository"
+            >
+              {t("settings.repositoryButton")}
+            </Link>
+            <Link
+              to={`new?language=${language}`}
+              className="rounded-md bg-brand-600 px-3 py-2 text-sm font-medium text-white hover:bg-brand-700"
+              data-action="new-template"
+            >
+              {t("settings.newTemplateButton")}
+            </Link>
+          </div>
+        ) : null}
+      </div>
+
+      <section aria-labelledby="system-templates" className="mb-8">
+        <h2 id="system-templates" className="mb-3 text-lg font-medium">
+          {t("common:settings.systemTemplates")}
+        </h2>
+        {system.length === 0 ? (
+          <p className="rounded-lg border border-slate-200 bg-white px-4 py-6 text-sm text-slate-500" data-empty>
+            {t("settings.noSystemTemplates")}
+          </p>
+        ) : (
+          <div className="space-y-3">
+            {system.map((tpl) => (
+              <TemplateCard
+                key={tpl.id}
+                template={tpl}
+                language={language}
+                open={open === tpl.id}
+                draft={draftFor(tpl.id)}
+              />
+            ))}
+          </div>
+        )}
+      </section>
+
+      <section aria-labelledby="custom-templates" className="mb-8">
+        <h2 id="custom-templates" className="mb-3 text-lg font-medium">
+          {t("common:settings.customTemplates")}
+        </h2>
+        {custom.length === 0 ? (
+          <p className="rounded-lg border border-slate-200 bg-white px-4 py-6 text-sm text-slate-500" data-empty>
+            {t("settings.noCustomTemplates")}
+          </p>
+        ) : (
+          <div className="space-y-3">
+            {custom.map((tpl) => (
+              <TemplateCard
+                key={tpl.id}
+                template={{ ...tpl, organizationLabel: null }}
+                language={language}
+                open={open === tpl.id}
+                draft={draftFor(tpl.id)}
+              />
+            ))}
+          </div>
+        )}
+      </section>
+
+      <RagToggle agreed={ragAgreed} language={language} />
+      <Outlet />
+    </>
+  );
+}

@@ -1,0 +1,51 @@
+import type { ActionFunctionArgs } from "@remix-run/node";
+import { ApiError, apiJson, apiRoute, readJsonBody, requireApiUser } from "~/services/api.server";
+import { audit } from "~/services/audit.server";
+import { createCustomTemplate, deleteCustomTemplate } from "~/services/custom-templates.server";
+import { languageFromParam, requiredText } from "~/services/structure-api.server";
+
+// SPEC §7 POST /api/structure/custom-template { template_id, custom_name, language_code,
+// structure_elements, prompt } and DELETE ?template_id=&language_code=
+export const action = apiRoute(async ({ request }: ActionFunctionArgs) => {
+  const user = await requireApiUser(request);
+  if (request.method === "POST") {
+    const body = await readJsonBody(request);
+    const { templateId } = await createCustomTemplate({
+      userId: user.id,
+      language: languageFromParam(body.language_code),
+      templateId: typeof body.template_id === "string" ? body.template_id : null,
+      name: body.custom_name,
+      description: body.description,
+      elements: body.structure_elements,
+      prompt: body.prompt,
+    });
+    await audit({
+      userId: user.id,
+      action: "template.custom.create",
+      entityType: "template",
+      entityId: templateId,
+      outcome: "success",
+      request,
+    });
+    return apiJson({ success: true, template_id: templateId }, { status: 201 });
+  }
+  if (request.method === "DELETE") {
+    const url = new URL(request.url);
+    const templateId = requiredText(url.searchParams.get("template_id"));
+    await deleteCustomTemplate({
+      userId: user.id,
+      templateId,
+      language: languageFromParam(url.searchParams.get("language_code")),
+    });
+    await audit({
+      userId: user.id,
+      action: "template.custom.delete",
+      entityType: "template",
+      entityId: templateId,
+      outcome: "success",
+      request,
+    });
+    return apiJson({ success: true });
+  }
+  throw new ApiError(405, "Method not allowed");
+});

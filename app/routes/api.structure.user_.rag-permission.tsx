@@ -1,0 +1,27 @@
+import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
+import { getRagAgreed, setRagAgreed } from "~/models/template.server";
+import { ApiError, apiJson, apiRoute, readJsonBody, requireApiUser } from "~/services/api.server";
+import { audit } from "~/services/audit.server";
+
+// SPEC §7 GET/POST /api/structure/user/rag-permission — the user's data-use consent.
+export const loader = apiRoute(async ({ request }: LoaderFunctionArgs) => {
+  const user = await requireApiUser(request);
+  return apiJson({ rag_agreed: await getRagAgreed({ userId: user.id }) });
+});
+
+export const action = apiRoute(async ({ request }: ActionFunctionArgs) => {
+  const user = await requireApiUser(request);
+  if (request.method !== "POST") throw new ApiError(405, "Method not allowed");
+  const body = await readJsonBody(request);
+  if (typeof body.rag_agreed !== "boolean") throw new ApiError(400, "rag_agreed must be true or false");
+  await setRagAgreed({ userId: user.id, agreed: body.rag_agreed });
+  await audit({
+    userId: user.id,
+    action: body.rag_agreed ? "consent.rag.grant" : "consent.rag.withdraw",
+    entityType: "user",
+    entityId: user.id,
+    outcome: "success",
+    request,
+  });
+  return apiJson({ success: true, rag_agreed: body.rag_agreed });
+});
