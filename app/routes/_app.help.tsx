@@ -90,6 +90,8 @@ const features = [
 const tips = [
   "checkConfidence",
   "templateFirst",
+  "templates",
+  "aiLearning",
   "retry",
   "languageSwitch",
   "savedPrompts",

@@ -226,6 +226,7 @@ export function StructureFields({
                   <input
                     {...getInputProps(f.description, { type: "text", ariaAttributes: true })}
                     key={f.description.key}
+                    data-element-description
                     maxLength={undefined}
                     className="mt-1 block w-full rounded border border-slate-300 px-2 py-1 text-sm text-slate-900"
                   />
