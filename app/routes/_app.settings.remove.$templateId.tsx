@@ -7,7 +7,7 @@ import { templateLanguageFrom } from "~/models/template-rules";
 import { audit } from "~/services/audit.server";
 import { deleteCustomTemplate } from "~/services/custom-templates.server";
 import { DomainError } from "~/services/domain-error.server";
-import { getLanguage } from "~/services/i18n.server";
+import { getFixedTFor, getLanguage } from "~/services/i18n.server";
 import { requireUser } from "~/services/session.server";
 import { getUserStructure, removeTemplateAccess } from "~/services/templates.server";
 import { setToast } from "~/services/toast.server";
@@ -36,8 +36,21 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
 export async function action({ request, params }: ActionFunctionArgs) {
   const templateId = params.templateId ?? "";
   const { user, language, structure } = await target(request, templateId);
-  if (structure.isSystem) await removeTemplateAccess({ userId: user.id, templateId, language });
-  else await deleteCustomTemplate({ userId: user.id, templateId, language });
+  try {
+    if (structure.isSystem) await removeTemplateAccess({ userId: user.id, templateId, language });
+    else await deleteCustomTemplate({ userId: user.id, templateId, language });
+  } catch (error) {
+    // SPEC §8 'Failed to remove template: {reason}'; the template stays as it was.
+    const t = await getFixedTFor(await getLanguage(request), ["common", "templates"]);
+    const reason = error instanceof DomainError ? t(error.message) : t("common:errors.unexpected");
+    if (!(error instanceof DomainError))
+      console.warn("[settings] remove:", error instanceof Error ? error.message : error);
+    throw redirect(`/settings?language=${language}`, {
+      headers: {
+        "Set-Cookie": await setToast({ type: "error", key: "templates:errors.removeTemplate", values: { reason } }),
+      },
+    });
+  }
   await audit({
     userId: user.id,
     action: structure.isSystem ? "template.remove-access" : "template.custom.delete",

@@ -31,7 +31,14 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const t = await getFixedTFor(uiLanguage, ["common", "templates"]);
   const query = (url.searchParams.get("q") ?? "").trim().slice(0, 100);
   const needle = query.toLocaleLowerCase("de");
-  const templates = (await getRepository({ userId: user.id, language })).filter(
+  let loadError: string | null = null;
+  const all = await getRepository({ userId: user.id, language }).catch((error: unknown) => {
+    // SPEC §8 'Failed to load template repository', with a way to try again.
+    console.warn("[repository]", error instanceof Error ? error.message : error);
+    loadError = "templates:errors.loadRepository";
+    return [];
+  });
+  const templates = all.filter(
     (tpl) =>
       !needle ||
       [tpl.name, tpl.description, ...tpl.elementNames].some((text) => text.toLocaleLowerCase("de").includes(needle)),
@@ -43,7 +50,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
       templates: templates.filter((tpl) => tpl.organization === org),
     }))
     .filter((g) => g.templates.length > 0);
-  return { language, query, count: templates.length, groups };
+  return { language, query, count: templates.length, groups, loadError: loadError as string | null };
 }
 
 export async function action({ request }: ActionFunctionArgs) {
@@ -80,7 +87,7 @@ export async function action({ request }: ActionFunctionArgs) {
 }
 
 export default function Repository() {
-  const { language, query, count, groups } = useLoaderData<typeof loader>();
+  const { language, query, count, groups, loadError } = useLoaderData<typeof loader>();
   const { t } = useTranslation("templates");
   const back = `/settings?language=${language}`;
   return (
@@ -113,7 +120,14 @@ export default function Repository() {
           {t("repository.results", { count })}
         </p>
       </div>
-      {groups.length === 0 ? (
+      {loadError ? (
+        <p role="alert" className="rounded border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-800">
+          {t(loadError)}{" "}
+          <a href={`/settings/repository?language=${language}`} className="font-medium underline">
+            {t("settings.retry")}
+          </a>
+        </p>
+      ) : groups.length === 0 ? (
         <p className="py-6 text-center text-sm text-slate-500">{t("repository.noResults")}</p>
       ) : null}
       {groups.map((group) => (

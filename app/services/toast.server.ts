@@ -34,6 +34,9 @@ export const toastKeys = [
   "templates:errors.addTemplate",
   "templates:errors.removeTemplate",
   "templates:errors.userTemplatesDisabled",
+  "templates:errors.saveStructure",
+  "templates:errors.resetStructure",
+  "templates:errors.ragSettings",
 ] as const;
 
 const toastSchema = z.object({

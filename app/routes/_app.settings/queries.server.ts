@@ -9,6 +9,24 @@ import { resetUserStructure, saveUserStructure } from "~/services/templates.serv
 import { setToast } from "~/services/toast.server";
 
 // The Settings page's form intents (STYLE.md §7): one small function each.
+// An unexpected failure becomes the SPEC §8 message; nothing saved is lost.
+
+type FailureKey = "templates:errors.saveStructure" | "templates:errors.resetStructure" | "templates:errors.ragSettings";
+
+/** Runs an intent; an unexpected failure (not a redirect, not a rule) becomes its SPEC §8 toast. */
+export async function withFailureMessage<T>(
+  key: FailureKey,
+  language: TemplateLanguage,
+  run: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    if (error instanceof Response || (error instanceof DomainError && error.kind !== "invalid")) throw error;
+    console.warn(`[settings] ${key}:`, error instanceof Error ? error.message : error);
+    throw redirect(settingsUrl(language), { headers: { "Set-Cookie": await setToast({ type: "error", key }) } });
+  }
+}
 
 export function languageOf(form: FormData | URLSearchParams, fallback: TemplateLanguage): TemplateLanguage {
   return templateLanguageFrom(String(form.get("language") ?? "")) ?? fallback;

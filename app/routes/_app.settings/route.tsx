@@ -2,6 +2,7 @@ import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remi
 import { Link, Outlet, useActionData, useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import type { RouteHandle } from "~/components/page-scripts";
+import { Dismissible } from "~/components/shell/dismissible";
 import { SectionHeader } from "~/components/ui/section";
 import { toTemplateLanguage } from "~/i18n";
 import { getRagAgreed } from "~/models/template.server";
@@ -9,9 +10,9 @@ import { templateLanguages } from "~/models/template-rules";
 import { getConfig } from "~/services/config.server";
 import { getFixedTFor, getLanguage } from "~/services/i18n.server";
 import { requireUser } from "~/services/session.server";
-import { listUserTemplates, organizationLabel } from "~/services/templates.server";
+import { listUserTemplates, organizationLabel, type TemplateView } from "~/services/templates.server";
 import { RagToggle, TemplateCard } from "./components";
-import { languageOf, ragIntent, resetIntent, saveStructureIntent } from "./queries.server";
+import { languageOf, ragIntent, resetIntent, saveStructureIntent, withFailureMessage } from "./queries.server";
 
 // SPEC §2 "Settings": the user's templates with an inline structure editor, the
 // AI Learning consent, and the ways to the repository and a new template. No
@@ -27,8 +28,14 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const url = new URL(request.url);
   const language = languageOf(url.searchParams, toTemplateLanguage(uiLanguage));
   const t = await getFixedTFor(uiLanguage, ["common", "templates"]);
+  let loadError: string | null = null;
   const [{ system, custom }, ragAgreed] = await Promise.all([
-    listUserTemplates({ userId: user.id, language }),
+    listUserTemplates({ userId: user.id, language }).catch((error: unknown) => {
+      // SPEC §8 'Failed to load templates': the page stays usable, with a retry.
+      console.warn("[settings] templates:", error instanceof Error ? error.message : error);
+      loadError = "templates:errors.loadTemplates";
+      return { system: [] as TemplateView[], custom: [] as TemplateView[] };
+    }),
     getRagAgreed({ userId: user.id }),
   ]);
   return {
@@ -38,6 +45,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
     system: system.map((tpl) => ({ ...tpl, organizationLabel: organizationLabel(tpl.organization!, t) })),
     custom,
     ragAgreed,
+    loadError: loadError as string | null,
     userTemplatesEnabled: !getConfig().flags.disableUserTemplates,
   };
 }
@@ -48,18 +56,24 @@ export async function action({ request }: ActionFunctionArgs) {
   const language = languageOf(form, toTemplateLanguage(await getLanguage(request)));
   switch (form.get("intent")) {
     case "structure":
-      return saveStructureIntent(user, form, language, request);
+      return withFailureMessage("templates:errors.saveStructure", language, () =>
+        saveStructureIntent(user, form, language, request),
+      );
     case "reset":
-      return resetIntent(user, form, language, request);
+      return withFailureMessage("templates:errors.resetStructure", language, () =>
+        resetIntent(user, form, language, request),
+      );
     case "rag":
-      return ragIntent(user, form, language, request);
+      return withFailureMessage("templates:errors.ragSettings", language, () =>
+        ragIntent(user, form, language, request),
+      );
     default:
       throw new Response("Unknown intent", { status: 400 });
   }
 }
 
 export default function Settings() {
-  const { language, open, system, custom, ragAgreed, userTemplatesEnabled } = useLoaderData<typeof loader>();
+  const { language, open, system, custom, ragAgreed, userTemplatesEnabled, loadError } = useLoaderData<typeof loader>();
   const actionData = useActionData<typeof action>();
   const { t } = useTranslation(["templates", "common"]);
   const draftFor = (id: string) =>
@@ -67,6 +81,16 @@ export default function Settings() {
   return (
     <>
       <SectionHeader title={t("common:settings.title")} intro={t("settings.intro")} />
+      {loadError ? (
+        <div className="mb-4">
+          <Dismissible tone="error" role="alert" dismissLabel={t("common:toast.dismiss")}>
+            {t(loadError)}{" "}
+            <a href={`/settings?language=${language}`} className="font-medium underline">
+              {t("settings.retry")}
+            </a>
+          </Dismissible>
+        </div>
+      ) : null}
       <div className="mb-6 flex flex-wrap items-center gap-3">
         <nav
           aria-label={t("settings.templateLanguage")}
