@@ -13,7 +13,7 @@ import { DomainError } from "~/services/domain-error.server";
 import { getLanguage } from "~/services/i18n.server";
 import { requireUser } from "~/services/session.server";
 import { setToast } from "~/services/toast.server";
-import { StructureFields, type StructureFormSchema } from "~/routes/_app.settings/components";
+import { StructureFields, type StructureFormSchema } from "~/routes/_app.settings/editor";
 
 // "Create New Template": an unsaved template until the server accepts it.
 

@@ -168,3 +168,33 @@ test.describe("with disable_user_templates=1", () => {
     expect(create.status()).toBe(404);
   });
 });
+
+test("the element-description dialog and the editor dialog", async ({ page }, info) => {
+  await signIn(page, account(info.project.name), "/settings?language=de-DE&open=soap");
+  const card = page.locator('[data-template="soap"]');
+  await card.locator("[data-describe-link]").first().click();
+  const dialog = page.getByRole("dialog");
+  await expect(dialog).toContainText("Beschreibung von „Subjektiv“");
+  await dialog.locator("textarea").fill("y".repeat(101));
+  await dialog.getByRole("button", { name: "Beschreibung speichern" }).click();
+  await expect(dialog.getByText("Die Beschreibung darf höchstens 100 Zeichen lang sein")).toBeVisible();
+  await dialog.locator("textarea").fill("Beschwerden in den Worten der Patientin");
+  await dialog.getByRole("button", { name: "Beschreibung speichern" }).click();
+  await expect(page.getByText("Die Struktur wurde gespeichert.")).toBeVisible();
+  await expect(card.locator("[data-element-description]").first()).toHaveValue(
+    "Beschwerden in den Worten der Patientin",
+  );
+
+  await card.getByRole("link", { name: "Im Editor öffnen" }).click();
+  const editor = page.getByRole("dialog");
+  await expect(editor).toContainText("Vorlage bearbeiten: SOAP-Notiz");
+  await editor.getByRole("button", { name: "Nach unten" }).first().click();
+  await expect(editor.getByText("Ungespeicherte Änderungen")).toBeVisible();
+  await expect(editor.locator("[data-element-name]").first()).toHaveValue("Objektiv");
+  await editor.getByRole("button", { name: "Speichern" }).click();
+  await expect(page.getByText("Die Struktur wurde gespeichert.")).toBeVisible();
+  await expect(card.locator("[data-element-name]").first()).toHaveValue("Objektiv");
+
+  await card.getByRole("button", { name: "Auf Standard zurücksetzen" }).click();
+  await expect(card.locator("[data-element-name]").first()).toHaveValue("Subjektiv");
+});

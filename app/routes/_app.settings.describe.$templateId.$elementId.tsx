@@ -1,0 +1,118 @@
+import { json, redirect, type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-run/node";
+import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
+import { useTranslation } from "react-i18next";
+import { Modal } from "~/components/ui/modal";
+import { toTemplateLanguage } from "~/i18n";
+import {
+  DESCRIPTION_WARN_ABOVE,
+  elementInputSchema,
+  MAX_DESCRIPTION,
+  templateLanguageFrom,
+} from "~/models/template-rules";
+import { audit } from "~/services/audit.server";
+import { DomainError } from "~/services/domain-error.server";
+import { getLanguage } from "~/services/i18n.server";
+import { requireUser } from "~/services/session.server";
+import { getUserStructure, saveUserStructure } from "~/services/templates.server";
+import { setToast } from "~/services/toast.server";
+
+// The element-description dialog (SPEC §2): one section's description, with
+// its counter; saved through the same rules as the whole structure.
+
+async function context(request: Request, params: LoaderFunctionArgs["params"]) {
+  const user = await requireUser(request);
+  const templateId = params.templateId ?? "";
+  const language =
+    templateLanguageFrom(new URL(request.url).searchParams.get("language")) ??
+    toTemplateLanguage(await getLanguage(request));
+  const structure = await getUserStructure({ userId: user.id, templateId, language }).catch((error: unknown) => {
+    if (error instanceof DomainError && error.kind === "not_found") throw new Response("Not found", { status: 404 });
+    throw error;
+  });
+  const element = structure.elements.find((e) => e.id === params.elementId);
+  if (!element) throw new Response("Not found", { status: 404 });
+  return { user, templateId, language, structure, element };
+}
+
+export async function loader({ request, params }: LoaderFunctionArgs) {
+  const { templateId, language, element } = await context(request, params);
+  return { templateId, language, name: element.name, description: element.description };
+}
+
+export async function action({ request, params }: ActionFunctionArgs) {
+  const { user, templateId, language, structure, element } = await context(request, params);
+  const description = String((await request.formData()).get("description") ?? "");
+  const checked = elementInputSchema.shape.description.safeParse(description);
+  if (!checked.success) return json({ error: checked.error.issues[0].message, description }, { status: 400 });
+  const elements = structure.elements.map((e) => ({
+    id: e.id,
+    name: e.name,
+    description: e.id === element.id ? checked.data : e.description,
+  }));
+  await saveUserStructure({ userId: user.id, templateId, language, elements, prompt: structure.prompt });
+  await audit({
+    userId: user.id,
+    action: "template.structure.save",
+    entityType: "template",
+    entityId: templateId,
+    outcome: "success",
+    request,
+  });
+  throw redirect(`/settings?language=${language}&open=${encodeURIComponent(templateId)}#tpl-${templateId}`, {
+    headers: { "Set-Cookie": await setToast({ type: "success", key: "templates:toast.structureSaved" }) },
+  });
+}
+
+export default function DescribeElement() {
+  const { templateId, language, name, description } = useLoaderData<typeof loader>();
+  const actionData = useActionData<typeof action>();
+  const { t } = useTranslation("templates");
+  const value = actionData?.description ?? description;
+  const back = `/settings?language=${language}&open=${encodeURIComponent(templateId)}`;
+  return (
+    <Modal title={t("describe.title", { name })} closeTo={back} closeLabel={t("describe.cancel")}>
+      <Form method="post" noValidate data-structure-editor className="space-y-3">
+        <label className="block text-sm font-medium text-slate-700">
+          <span className="flex justify-between">
+            {t("settings.elementDescription")}
+            <span
+              data-counter
+              data-max={MAX_DESCRIPTION}
+              data-warn-above={DESCRIPTION_WARN_ABOVE}
+              className={`text-xs tabular-nums ${value.length > DESCRIPTION_WARN_ABOVE ? "font-semibold text-red-700" : "text-slate-500"}`}
+            >
+              {value.length}/{MAX_DESCRIPTION}
+            </span>
+          </span>
+          <textarea
+            name="description"
+            defaultValue={value}
+            rows={3}
+            aria-invalid={actionData?.error ? true : undefined}
+            aria-describedby="describe-help"
+            className="mt-1 block w-full rounded border border-slate-300 px-2 py-1.5 text-sm"
+          />
+        </label>
+        <p id="describe-help" className="text-xs text-slate-500">
+          {t("describe.help")}
+        </p>
+        {actionData?.error ? (
+          <p role="alert" className="text-sm text-red-700">
+            {t(actionData.error)}
+          </p>
+        ) : null}
+        <div className="flex justify-end gap-2">
+          <Link to={back} className="rounded-md px-4 py-2 text-sm text-slate-700 hover:bg-slate-100">
+            {t("describe.cancel")}
+          </Link>
+          <button
+            type="submit"
+            className="rounded-md bg-brand-600 px-4 py-2 text-sm font-medium text-white hover:bg-brand-700"
+          >
+            {t("describe.save")}
+          </button>
+        </div>
+      </Form>
+    </Modal>
+  );
+}
