@@ -6,7 +6,7 @@ import { signIn } from "./support";
 // progressive-enhancement script. This prints what each route ships.
 const BUDGET = 5 * 1024;
 const publicPages = ["/login?signedOut=1", "/verify-email"];
-const workspacePages = ["/", "/transcriptions", "/arztbriefe", "/chat", "/settings", "/help"];
+const workspacePages = ["/", "/transcriptions", "/arztbriefe", "/chat", "/settings", "/settings/repository", "/help"];
 
 test("JavaScript shipped per route stays within the budget", async ({ page, browserName }, info) => {
   test.skip(info.project.name !== "js", "measured once, with JavaScript on");

@@ -82,6 +82,12 @@ test("customise a system template through every limit, then reset it", async ({ 
   await expect(card.getByText("Die Beschreibung darf höchstens 100 Zeichen lang sein")).toBeVisible();
 
   await description.fill("Wohnsituation, häusliche Versorgung");
+  const prompt = card.locator("textarea");
+  const original = await prompt.inputValue();
+  await prompt.fill("p".repeat(1001));
+  await card.getByRole("button", { name: "Speichern" }).click();
+  await expect(card.getByText("Der Prompt darf höchstens 1000 Zeichen lang sein")).toBeVisible();
+  await prompt.fill(original);
   await card.getByRole("button", { name: "+ Element hinzufügen" }).click();
   await expect(rows).toHaveCount(10);
   await expect(card.getByRole("button", { name: "+ Element hinzufügen" })).toHaveCount(0);
