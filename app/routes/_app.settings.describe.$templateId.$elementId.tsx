@@ -2,33 +2,19 @@ import { json, redirect, type ActionFunctionArgs, type LoaderFunctionArgs } from
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { Modal } from "~/components/ui/modal";
-import { toTemplateLanguage } from "~/i18n";
-import {
-  DESCRIPTION_WARN_ABOVE,
-  elementInputSchema,
-  MAX_DESCRIPTION,
-  templateLanguageFrom,
-} from "~/models/template-rules";
+import { DESCRIPTION_WARN_ABOVE, elementInputSchema, MAX_DESCRIPTION } from "~/models/template-rules";
 import { audit } from "~/services/audit.server";
-import { DomainError } from "~/services/domain-error.server";
-import { getLanguage } from "~/services/i18n.server";
-import { requireUser } from "~/services/session.server";
-import { getUserStructure, saveUserStructure } from "~/services/templates.server";
+import { saveUserStructure } from "~/services/templates.server";
+import { requireUserTemplate } from "./_app.settings/context.server";
+import { settingsUrl } from "./_app.settings/urls";
 import { setToast } from "~/services/toast.server";
 
 // The element-description dialog (SPEC §2): one section's description, with
 // its counter; saved through the same rules as the whole structure.
 
 async function context(request: Request, params: LoaderFunctionArgs["params"]) {
-  const user = await requireUser(request);
   const templateId = params.templateId ?? "";
-  const language =
-    templateLanguageFrom(new URL(request.url).searchParams.get("language")) ??
-    toTemplateLanguage(await getLanguage(request));
-  const structure = await getUserStructure({ userId: user.id, templateId, language }).catch((error: unknown) => {
-    if (error instanceof DomainError && error.kind === "not_found") throw new Response("Not found", { status: 404 });
-    throw error;
-  });
+  const { user, language, structure } = await requireUserTemplate(request, templateId);
   const element = structure.elements.find((e) => e.id === params.elementId);
   if (!element) throw new Response("Not found", { status: 404 });
   return { user, templateId, language, structure, element };
@@ -58,7 +44,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
     outcome: "success",
     request,
   });
-  throw redirect(`/settings?language=${language}&open=${encodeURIComponent(templateId)}#tpl-${templateId}`, {
+  throw redirect(settingsUrl(language, templateId), {
     headers: { "Set-Cookie": await setToast({ type: "success", key: "templates:toast.structureSaved" }) },
   });
 }
@@ -68,7 +54,7 @@ export default function DescribeElement() {
   const actionData = useActionData<typeof action>();
   const { t } = useTranslation("templates");
   const value = actionData?.description ?? description;
-  const back = `/settings?language=${language}&open=${encodeURIComponent(templateId)}`;
+  const back = settingsUrl(language, templateId, { anchor: false });
   return (
     <Modal title={t("describe.title", { name })} closeTo={back} closeLabel={t("describe.cancel")}>
       <Form method="post" noValidate data-structure-editor className="space-y-3">

@@ -4,35 +4,24 @@ import { json, redirect, type ActionFunctionArgs, type LoaderFunctionArgs } from
 import { Form, useActionData, useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { Modal } from "~/components/ui/modal";
-import { toTemplateLanguage } from "~/i18n";
-import { customTemplateInputSchema, templateLanguageFrom } from "~/models/template-rules";
+import { customTemplateInputSchema } from "~/models/template-rules";
 import { audit } from "~/services/audit.server";
-import { getConfig } from "~/services/config.server";
 import { createCustomTemplate } from "~/services/custom-templates.server";
 import { DomainError } from "~/services/domain-error.server";
-import { getLanguage } from "~/services/i18n.server";
-import { requireUser } from "~/services/session.server";
 import { setToast } from "~/services/toast.server";
+import { requireUserTemplatesEnabled } from "~/routes/_app.settings/context.server";
+import { settingsUrl } from "~/routes/_app.settings/urls";
 import { StructureFields, type StructureFormSchema } from "~/routes/_app.settings/editor";
 
 // "Create New Template": an unsaved template until the server accepts it.
 
-async function context(request: Request) {
-  const user = await requireUser(request);
-  if (getConfig().flags.disableUserTemplates) throw new Response("Not found", { status: 404 });
-  const language =
-    templateLanguageFrom(new URL(request.url).searchParams.get("language")) ??
-    toTemplateLanguage(await getLanguage(request));
-  return { user, language };
-}
-
 export async function loader({ request }: LoaderFunctionArgs) {
-  const { language } = await context(request);
+  const { language } = await requireUserTemplatesEnabled(request);
   return { language };
 }
 
 export async function action({ request }: ActionFunctionArgs) {
-  const { user, language } = await context(request);
+  const { user, language } = await requireUserTemplatesEnabled(request);
   const form = await request.formData();
   const submission = parseWithZod(form, { schema: customTemplateInputSchema });
   if (submission.status !== "success") {
@@ -55,7 +44,7 @@ export async function action({ request }: ActionFunctionArgs) {
     outcome: "success",
     request,
   });
-  throw redirect(`/settings?language=${language}&open=${encodeURIComponent(templateId)}#tpl-${templateId}`, {
+  throw redirect(settingsUrl(language, templateId), {
     headers: { "Set-Cookie": await setToast({ type: "success", key: "templates:toast.customCreated" }) },
   });
 }
@@ -72,7 +61,7 @@ export default function NewTemplate() {
     shouldValidate: "onSubmit",
     shouldRevalidate: "onInput",
   });
-  const back = `/settings?language=${language}`;
+  const back = settingsUrl(language);
   return (
     <Modal title={t("newTemplate.title")} closeTo={back} closeLabel={t("newTemplate.cancel")} wide>
       <p className="mb-4">

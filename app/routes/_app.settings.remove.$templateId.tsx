@@ -2,40 +2,25 @@ import { redirect, type ActionFunctionArgs, type LoaderFunctionArgs } from "@rem
 import { Form, Link, useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { Modal } from "~/components/ui/modal";
-import { toTemplateLanguage } from "~/i18n";
-import { templateLanguageFrom } from "~/models/template-rules";
 import { audit } from "~/services/audit.server";
 import { deleteCustomTemplate } from "~/services/custom-templates.server";
 import { DomainError } from "~/services/domain-error.server";
 import { getFixedTFor, getLanguage } from "~/services/i18n.server";
-import { requireUser } from "~/services/session.server";
-import { getUserStructure, removeTemplateAccess } from "~/services/templates.server";
+import { removeTemplateAccess } from "~/services/templates.server";
+import { requireUserTemplate } from "./_app.settings/context.server";
+import { settingsUrl } from "./_app.settings/urls";
 import { setToast } from "~/services/toast.server";
 
 // The delete/remove confirmation dialog: says what will be lost before acting.
 
-async function target(request: Request, templateId: string) {
-  const user = await requireUser(request);
-  const url = new URL(request.url);
-  const language =
-    templateLanguageFrom(url.searchParams.get("language")) ?? toTemplateLanguage(await getLanguage(request));
-  try {
-    const structure = await getUserStructure({ userId: user.id, templateId, language });
-    return { user, language, structure };
-  } catch (error) {
-    if (error instanceof DomainError && error.kind === "not_found") throw new Response("Not found", { status: 404 });
-    throw error;
-  }
-}
-
 export async function loader({ request, params }: LoaderFunctionArgs) {
-  const { language, structure } = await target(request, params.templateId ?? "");
+  const { language, structure } = await requireUserTemplate(request, params.templateId ?? "");
   return { templateId: params.templateId ?? "", language, name: structure.name, isSystem: structure.isSystem };
 }
 
 export async function action({ request, params }: ActionFunctionArgs) {
   const templateId = params.templateId ?? "";
-  const { user, language, structure } = await target(request, templateId);
+  const { user, language, structure } = await requireUserTemplate(request, templateId);
   try {
     if (structure.isSystem) await removeTemplateAccess({ userId: user.id, templateId, language });
     else await deleteCustomTemplate({ userId: user.id, templateId, language });
@@ -45,7 +30,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
     const reason = error instanceof DomainError ? t(error.message) : t("common:errors.unexpected");
     if (!(error instanceof DomainError))
       console.warn("[settings] remove:", error instanceof Error ? error.message : error);
-    throw redirect(`/settings?language=${language}`, {
+    throw redirect(settingsUrl(language), {
       headers: {
         "Set-Cookie": await setToast({ type: "error", key: "templates:errors.removeTemplate", values: { reason } }),
       },
@@ -59,7 +44,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
     outcome: "success",
     request,
   });
-  throw redirect(`/settings?language=${language}`, {
+  throw redirect(settingsUrl(language), {
     headers: {
       "Set-Cookie": await setToast({
         type: "success",
@@ -72,7 +57,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
 export default function RemoveTemplate() {
   const { name, isSystem, language, templateId } = useLoaderData<typeof loader>();
   const { t } = useTranslation("templates");
-  const back = `/settings?language=${language}&open=${encodeURIComponent(templateId)}`;
+  const back = settingsUrl(language, templateId, { anchor: false });
   return (
     <Modal
       title={isSystem ? t("remove.titleSystem") : t("remove.titleCustom")}

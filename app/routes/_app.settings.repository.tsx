@@ -2,28 +2,21 @@ import { redirect, type ActionFunctionArgs, type LoaderFunctionArgs } from "@rem
 import { Form, useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { Modal } from "~/components/ui/modal";
-import { toTemplateLanguage } from "~/i18n";
-import { templateLanguageFrom } from "~/models/template-rules";
 import { audit } from "~/services/audit.server";
-import { getConfig } from "~/services/config.server";
 import { DomainError } from "~/services/domain-error.server";
 import { getFixedTFor, getLanguage } from "~/services/i18n.server";
-import { requireUser } from "~/services/session.server";
 import { organizations } from "~/services/system-templates.server";
 import { addTemplateAccess, getRepository, organizationLabel } from "~/services/templates.server";
 import { setToast } from "~/services/toast.server";
+import { requireUserTemplatesEnabled } from "./_app.settings/context.server";
+import { settingsUrl } from "./_app.settings/urls";
 
 // SPEC §2 "Template Repository": back, search, results count, grouped by
 // organisation; each template not added / added (adding shows while posting).
 
 async function context(request: Request) {
-  const user = await requireUser(request);
-  // Refused by the server, not only hidden, when the flag is set.
-  if (getConfig().flags.disableUserTemplates) throw new Response("Not found", { status: 404 });
-  const url = new URL(request.url);
-  const uiLanguage = await getLanguage(request);
-  const language = templateLanguageFrom(url.searchParams.get("language")) ?? toTemplateLanguage(uiLanguage);
-  return { user, url, uiLanguage, language };
+  const { user, language } = await requireUserTemplatesEnabled(request);
+  return { user, url: new URL(request.url), uiLanguage: await getLanguage(request), language };
 }
 
 export async function loader({ request }: LoaderFunctionArgs) {
@@ -89,7 +82,7 @@ export async function action({ request }: ActionFunctionArgs) {
 export default function Repository() {
   const { language, query, count, groups, loadError } = useLoaderData<typeof loader>();
   const { t } = useTranslation("templates");
-  const back = `/settings?language=${language}`;
+  const back = settingsUrl(language);
   return (
     <Modal title={t("repository.title")} closeTo={back} closeLabel={t("repository.back")} wide>
       <div className="mb-4 flex flex-wrap items-center gap-3">

@@ -8,9 +8,7 @@ const BUDGET = 5 * 1024;
 const publicPages = ["/login?signedOut=1", "/verify-email"];
 const workspacePages = ["/", "/transcriptions", "/arztbriefe", "/chat", "/settings", "/settings/repository", "/help"];
 
-test("JavaScript shipped per route stays within the budget", async ({ page, browserName }, info) => {
-  test.skip(info.project.name !== "js", "measured once, with JavaScript on");
-  void browserName;
+test("JavaScript shipped per route stays within the budget", async ({ page }) => {
   const report: Array<{ route: string; scripts: number; gzipBytes: number }> = [];
   for (const route of [...publicPages, "(sign-in)", ...workspacePages]) {
     if (route === "(sign-in)") {

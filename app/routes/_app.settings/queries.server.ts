@@ -1,12 +1,13 @@
 import { parseWithZod } from "@conform-to/zod";
 import { json, redirect } from "@remix-run/node";
 import { setRagAgreed } from "~/models/template.server";
-import { structureInputSchema, templateLanguageFrom, type TemplateLanguage } from "~/models/template-rules";
+import { structureInputSchema, type TemplateLanguage } from "~/models/template-rules";
 import { audit } from "~/services/audit.server";
 import { DomainError } from "~/services/domain-error.server";
 import type { SessionUser } from "~/services/session.server";
 import { resetUserStructure, saveUserStructure } from "~/services/templates.server";
 import { setToast } from "~/services/toast.server";
+import { settingsUrl } from "./urls";
 
 // The Settings page's form intents (STYLE.md §7): one small function each.
 // An unexpected failure becomes the SPEC §8 message; nothing saved is lost.
@@ -26,15 +27,6 @@ export async function withFailureMessage<T>(
     console.warn(`[settings] ${key}:`, error instanceof Error ? error.message : error);
     throw redirect(settingsUrl(language), { headers: { "Set-Cookie": await setToast({ type: "error", key }) } });
   }
-}
-
-export function languageOf(form: FormData | URLSearchParams, fallback: TemplateLanguage): TemplateLanguage {
-  return templateLanguageFrom(String(form.get("language") ?? "")) ?? fallback;
-}
-
-function settingsUrl(language: TemplateLanguage, templateId?: string) {
-  const query = `?language=${language}${templateId ? `&open=${encodeURIComponent(templateId)}` : ""}`;
-  return `/settings${query}${templateId ? `#tpl-${templateId}` : ""}`;
 }
 
 export async function saveStructureIntent(

@@ -4,7 +4,6 @@ import { useTranslation } from "react-i18next";
 import type { RouteHandle } from "~/components/page-scripts";
 import { Dismissible } from "~/components/shell/dismissible";
 import { SectionHeader } from "~/components/ui/section";
-import { toTemplateLanguage } from "~/i18n";
 import { getRagAgreed } from "~/models/template.server";
 import { templateLanguages } from "~/models/template-rules";
 import { getConfig } from "~/services/config.server";
@@ -12,7 +11,8 @@ import { getFixedTFor, getLanguage } from "~/services/i18n.server";
 import { requireUser } from "~/services/session.server";
 import { listUserTemplates, organizationLabel, type TemplateView } from "~/services/templates.server";
 import { RagToggle, TemplateCard } from "./components";
-import { languageOf, ragIntent, resetIntent, saveStructureIntent, withFailureMessage } from "./queries.server";
+import { templateLanguageOf } from "./context.server";
+import { ragIntent, resetIntent, saveStructureIntent, withFailureMessage } from "./queries.server";
 
 // SPEC §2 "Settings": the user's templates with an inline structure editor, the
 // AI Learning consent, and the ways to the repository and a new template. No
@@ -26,7 +26,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const user = await requireUser(request);
   const uiLanguage = await getLanguage(request);
   const url = new URL(request.url);
-  const language = languageOf(url.searchParams, toTemplateLanguage(uiLanguage));
+  const language = await templateLanguageOf(request);
   const t = await getFixedTFor(uiLanguage, ["common", "templates"]);
   let loadError: string | null = null;
   const [{ system, custom }, ragAgreed] = await Promise.all([
@@ -53,7 +53,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
 export async function action({ request }: ActionFunctionArgs) {
   const user = await requireUser(request);
   const form = await request.formData();
-  const language = languageOf(form, toTemplateLanguage(await getLanguage(request)));
+  const language = await templateLanguageOf(request, form);
   switch (form.get("intent")) {
     case "structure":
       return withFailureMessage("templates:errors.saveStructure", language, () =>

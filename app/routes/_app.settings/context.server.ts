@@ -1,0 +1,35 @@
+import { toTemplateLanguage } from "~/i18n";
+import { templateLanguageFrom, type TemplateLanguage } from "~/models/template-rules";
+import { getConfig } from "~/services/config.server";
+import { DomainError } from "~/services/domain-error.server";
+import { getLanguage } from "~/services/i18n.server";
+import { requireUser } from "~/services/session.server";
+import { getUserStructure } from "~/services/templates.server";
+
+// What every Settings route starts with: the user first, then the template
+// language (?language=, else the interface language), then the record.
+
+export async function templateLanguageOf(request: Request, form?: FormData): Promise<TemplateLanguage> {
+  const asked = form?.get("language") ?? new URL(request.url).searchParams.get("language");
+  return (
+    templateLanguageFrom(typeof asked === "string" ? asked : null) ?? toTemplateLanguage(await getLanguage(request))
+  );
+}
+
+/** A template of this user (system or own); anything else is a 404 that reveals nothing. */
+export async function requireUserTemplate(request: Request, templateId: string) {
+  const user = await requireUser(request);
+  const language = await templateLanguageOf(request);
+  const structure = await getUserStructure({ userId: user.id, templateId, language }).catch((error: unknown) => {
+    if (error instanceof DomainError && error.kind === "not_found") throw new Response("Not found", { status: 404 });
+    throw error;
+  });
+  return { user, language, structure };
+}
+
+/** The repository and template creation exist only while the flag allows them (refused, not just hidden). */
+export async function requireUserTemplatesEnabled(request: Request) {
+  const user = await requireUser(request);
+  if (getConfig().flags.disableUserTemplates) throw new Response("Not found", { status: 404 });
+  return { user, language: await templateLanguageOf(request) };
+}
