@@ -5,44 +5,23 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 
 import {
   authorizeAtDevProvider,
-  createCookieJar,
   exchangeCodeAtDevProvider,
   fetchDiscovery,
   getDevAccessToken,
-  parsePostForm,
   signInAtDevProvider,
 } from "../../../tests/support/oidc-client";
-import { demoAccounts } from "./accounts";
-import { escapeHtml } from "./pages.server";
-import { startDevOidcProvider, UNVERIFIED_EMAIL_DESCRIPTION, type DevOidcProvider } from "./provider.server";
+import { audience, client, clientArgsFor, startTestProvider } from "./provider-test-helpers";
+import { startDevOidcProvider, type DevOidcProvider } from "./provider.server";
 
-const client = {
-  client_id: "skribent-test",
-  client_secret: "test-secret-that-is-long-enough-0123456789",
-  redirect_uris: ["http://app.test/auth/callback"],
-  post_logout_redirect_uris: ["http://app.test/signed-out"],
-};
-const audience = "skribent-api";
-
+// The sign-in and logout pages: provider-interactions.server.test.ts.
 let provider: DevOidcProvider;
 
 function clientArgs(accountId: string) {
-  return {
-    issuer: provider.issuer,
-    clientId: client.client_id,
-    clientSecret: client.client_secret,
-    redirectUri: client.redirect_uris[0]!,
-    accountId,
-  };
+  return clientArgsFor(provider, accountId);
 }
 
 beforeAll(async () => {
-  provider = await startDevOidcProvider({
-    issuer: "http://ignored.invalid",
-    port: 0,
-    clients: [client],
-    audience,
-  });
+  provider = await startTestProvider();
 });
 
 afterAll(async () => {
@@ -168,125 +147,6 @@ describe("authorization code flow with PKCE", () => {
     const location = new URL(response.headers.get("location") ?? "", provider.issuer);
     expect(location.origin + location.pathname).toBe(client.redirect_uris[0]);
     expect(location.searchParams.get("error")).toBe("invalid_request");
-  });
-});
-
-describe("sign-in page", () => {
-  test("lists every demo account as a plain form without scripts", async () => {
-    const jar = createCookieJar();
-    const url = new URL(`${provider.issuer}/auth`);
-    url.search = new URLSearchParams({
-      client_id: client.client_id,
-      redirect_uri: client.redirect_uris[0]!,
-      response_type: "code",
-      scope: "openid profile email",
-      state: "s",
-      code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
-      code_challenge_method: "S256",
-    }).toString();
-    const redirect = await jar.fetch(url);
-    expect(redirect.status).toBe(303);
-    const pageUrl = new URL(redirect.headers.get("location")!, provider.issuer);
-    expect(pageUrl.pathname).toMatch(/^\/interaction\/[\w-]+$/);
-    expect(jar.cookieHeader(pageUrl)).toContain("devoidc_interaction=");
-
-    const page = await jar.fetch(pageUrl);
-    expect(page.status).toBe(200);
-    expect(page.headers.get("content-type")).toContain("text/html");
-    const html = await page.text();
-    expect(html).not.toMatch(/<script/i);
-    expect(html).toContain('<html lang="de"');
-    expect(html).toContain("Bei Skribent anmelden");
-    for (const account of demoAccounts) {
-      expect(html).toContain(escapeHtml(account.name));
-      expect(html).toContain(escapeHtml(account.email));
-      expect(html).toContain(`name="accountId" value="${escapeHtml(account.id)}"`);
-    }
-    const form = parsePostForm(html, pageUrl);
-    expect(form.action.href).toBe(`${pageUrl.href}/login`);
-    expect(html).toMatch(/<form method="post"/);
-  });
-
-  test("speaks English when ui_locales asks for it", async () => {
-    const jar = createCookieJar();
-    const url = new URL(`${provider.issuer}/auth`);
-    url.search = new URLSearchParams({
-      client_id: client.client_id,
-      redirect_uri: client.redirect_uris[0]!,
-      response_type: "code",
-      scope: "openid",
-      state: "s",
-      code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
-      code_challenge_method: "S256",
-      ui_locales: "en-GB de",
-    }).toString();
-    const redirect = await jar.fetch(url);
-    const html = await (await jar.fetch(new URL(redirect.headers.get("location")!, provider.issuer))).text();
-    expect(html).toContain('<html lang="en"');
-    expect(html).toContain("Sign in to Skribent");
-  });
-
-  test("an interaction page opened without its cookie shows an error page, not a crash", async () => {
-    const response = await fetch(`${provider.issuer}/interaction/doesnotexist`);
-    expect(response.status).toBe(400);
-    expect(await response.text()).toContain("invalid_request");
-  });
-
-  test("the unverified account ends the flow with Auth0's access_denied wording", async () => {
-    const { callback, state } = await authorizeAtDevProvider({
-      ...clientArgs("lena-vogel"),
-      audience,
-    });
-    expect(callback.origin + callback.pathname).toBe(client.redirect_uris[0]);
-    expect(callback.searchParams.get("error")).toBe("access_denied");
-    expect(callback.searchParams.get("error_description")).toBe(UNVERIFIED_EMAIL_DESCRIPTION);
-    expect(UNVERIFIED_EMAIL_DESCRIPTION).toBe("Please verify your email before logging in.");
-    expect(callback.searchParams.get("state")).toBe(state);
-    expect(callback.searchParams.has("code")).toBe(false);
-  });
-});
-
-describe("RP-initiated logout", () => {
-  test("shows a script-free confirmation form and redirects to the post-logout URI", async () => {
-    const jar = createCookieJar();
-    const tokens = await getDevAccessToken({ ...clientArgs("ops-admin"), audience, jar });
-
-    const endSession = new URL(`${provider.issuer}/session/end`);
-    endSession.search = new URLSearchParams({
-      id_token_hint: tokens.id_token,
-      post_logout_redirect_uri: client.post_logout_redirect_uris[0]!,
-      state: "bye",
-    }).toString();
-    const page = await jar.fetch(endSession);
-    expect(page.status).toBe(200);
-    const html = await page.text();
-    expect(html).not.toMatch(/<script/i);
-    expect(html).toContain("Abmelden");
-    expect(html).toMatch(/<input type="hidden" name="xsrf" value="[^"]+"/);
-
-    const form = parsePostForm(html, endSession);
-    form.fields.set("logout", "yes");
-    const confirmed = await jar.fetch(form.action, {
-      method: "POST",
-      headers: { "Content-Type": "application/x-www-form-urlencoded" },
-      body: form.fields.toString(),
-    });
-    expect(confirmed.status).toBe(303);
-    const location = new URL(confirmed.headers.get("location")!);
-    expect(location.origin + location.pathname).toBe(client.post_logout_redirect_uris[0]);
-    expect(location.searchParams.get("state")).toBe("bye");
-    // The provider session is gone: its cookie was cleared.
-    expect(jar.cookieHeader(provider.issuer)).not.toContain("devoidc_session=");
-  });
-
-  test("the logout page is English for an English browser", async () => {
-    const jar = createCookieJar();
-    const tokens = await getDevAccessToken({ ...clientArgs("emily-clarke"), audience, jar });
-    const endSession = new URL(`${provider.issuer}/session/end`);
-    endSession.searchParams.set("id_token_hint", tokens.id_token);
-    const html = await (await jar.fetch(endSession, { headers: { "Accept-Language": "en-GB,en;q=0.9" } })).text();
-    expect(html).toContain("Sign out");
-    expect(html).not.toContain("Abmelden");
   });
 });
 

@@ -1,0 +1,33 @@
+/**
+ * Shared fixtures for the dev OIDC provider test files (provider-*.server.test.ts). Not a test file itself.
+ */
+import { startDevOidcProvider, type DevOidcProvider } from "./provider.server";
+
+export const client = {
+  client_id: "skribent-test",
+  client_secret: "test-secret-that-is-long-enough-0123456789",
+  redirect_uris: ["http://app.test/auth/callback"],
+  post_logout_redirect_uris: ["http://app.test/signed-out"],
+};
+export const audience = "skribent-api";
+
+/** A provider on a free port for the test client and audience. */
+export function startTestProvider(): Promise<DevOidcProvider> {
+  return startDevOidcProvider({
+    issuer: "http://ignored.invalid",
+    port: 0,
+    clients: [client],
+    audience,
+  });
+}
+
+/** The arguments tests/support/oidc-client needs to sign accountId in at provider as the test client. */
+export function clientArgsFor(provider: DevOidcProvider, accountId: string) {
+  return {
+    issuer: provider.issuer,
+    clientId: client.client_id,
+    clientSecret: client.client_secret,
+    redirectUri: client.redirect_uris[0]!,
+    accountId,
+  };
+}
