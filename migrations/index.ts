@@ -1,10 +1,12 @@
 import type { Migration } from "kysely";
 import * as m0001 from "./0001_create_foundation";
 import * as m0002 from "./0002_create_templates";
+import * as m0003 from "./0003_recording_uploads";
 
 // Static imports: kysely's FileMigrationProvider cannot import .ts under plain
 // Node (STACK-NOTES pitfall 5). Append new migrations here, in order.
 export const migrations: Record<string, Migration> = {
   "0001_create_foundation": m0001,
   "0002_create_templates": m0002,
+  "0003_recording_uploads": m0003,
 };

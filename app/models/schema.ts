@@ -89,6 +89,28 @@ export interface RecordingsTable {
   medical_letter_status: ColumnType<LetterStatus, LetterStatus | undefined, LetterStatus>;
   created_at: CreatedAt;
   updated_at: Timestamp;
+  upload_status: ColumnType<"awaiting_upload" | "ready", "awaiting_upload" | "ready" | undefined>;
+  declared_type: string | null;
+  size_bytes: ColumnType<string | null, number | null | undefined, number | null>;
+  duration_seconds: number | null;
+  audio_format: string | null;
+}
+
+export interface RecordingContextTable {
+  id: Generated<string>;
+  recording_id: string;
+  owner_id: string;
+  kind: "text" | "pdf" | "patient_record";
+  text: string;
+  source_name: string | null;
+  created_at: CreatedAt;
+}
+
+export interface ContextUploadsTable {
+  storage_key: string;
+  owner_id: string;
+  file_name: string;
+  created_at: CreatedAt;
 }
 
 export interface LettersTable {
@@ -146,6 +168,8 @@ export interface Database {
   user_template_collection: UserTemplateCollectionTable;
   user_structures: UserStructuresTable;
   custom_templates: CustomTemplatesTable;
+  recording_context: RecordingContextTable;
+  context_uploads: ContextUploadsTable;
 }
 
 export type User = Selectable<UsersTable>;

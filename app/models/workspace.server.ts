@@ -7,6 +7,7 @@ export async function getSectionCounts({ ownerId }: { ownerId: string }) {
   const recordings = await db
     .selectFrom("recordings")
     .where("owner_id", "=", ownerId)
+    .where("upload_status", "=", "ready")
     .select([
       sql<number>`count(*)::int`.as("audio"),
       sql<number>`(count(*) filter (where transcription_status = 'completed' and transcript_key is not null))::int`.as(
@@ -26,6 +27,7 @@ export async function listRecordings({ ownerId }: { ownerId: string }) {
   return getDb()
     .selectFrom("recordings")
     .where("owner_id", "=", ownerId)
+    .where("upload_status", "=", "ready")
     .select([
       "id",
       "storage_key",

@@ -83,7 +83,8 @@ export function apiRoute<A extends { request: Request }>(handler: (args: A) => P
       if (error instanceof ApiError) return apiErrorResponse(error.status, error.detail);
       if (error instanceof DomainError) {
         // The JSON API speaks the SPEC's English messages.
-        const t = await getFixedTFor("en", ["common", "templates"]);
+        const ns = error.message.includes(":") ? error.message.split(":")[0] : "common";
+        const t = await getFixedTFor("en", ["common", ns]);
         return apiErrorResponse(statusFor(error.kind), t(error.message, error.values));
       }
       if (error instanceof Response) {

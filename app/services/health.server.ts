@@ -1,5 +1,6 @@
 import { getConfig } from "./config.server";
 import { getDb, pingDatabase } from "./db.server";
+import { mediaConversionHealthCheck } from "./media-probe.server";
 import { getStorage } from "./storage.server";
 
 // SPEC §3 "Health check". Every entry is a live check with a time-out; a
@@ -33,6 +34,7 @@ const checks = new Map<string, Check>([
     },
   ],
   ["storage", async () => getStorage().check(TIMEOUT_MS)],
+  ["media_conversion", () => mediaConversionHealthCheck()],
 ]);
 
 export function registerHealthCheck(name: string, check: Check) {

@@ -1,0 +1,130 @@
+import { getDb } from "~/services/db.server";
+
+// Recording queries, always scoped by the owner (STYLE.md §2).
+
+const fileColumns = [
+  "id",
+  "storage_key",
+  "original_filename",
+  "display_name",
+  "tags",
+  "language_code",
+  "template_id",
+  "transcription_mode",
+  "transcription_status",
+  "transcript_key",
+  "medical_letter_status",
+  "upload_status",
+  "declared_type",
+  "size_bytes",
+  "duration_seconds",
+  "created_at",
+] as const;
+
+export async function findRecordingByKey({ ownerId, key }: { ownerId: string; key: string }) {
+  return getDb()
+    .selectFrom("recordings")
+    .where("owner_id", "=", ownerId)
+    .where("storage_key", "=", key)
+    .select(fileColumns)
+    .executeTakeFirst();
+}
+
+export async function listReadyRecordings({ ownerId }: { ownerId: string }) {
+  return getDb()
+    .selectFrom("recordings")
+    .where("owner_id", "=", ownerId)
+    .where("upload_status", "=", "ready")
+    .select(fileColumns)
+    .orderBy("created_at", "desc")
+    .execute();
+}
+
+export async function insertUploadSlot(args: {
+  ownerId: string;
+  key: string;
+  originalFilename: string;
+  languageCode: string;
+  declaredType: string;
+}) {
+  return getDb()
+    .insertInto("recordings")
+    .values({
+      owner_id: args.ownerId,
+      storage_key: args.key,
+      original_filename: args.originalFilename,
+      language_code: args.languageCode,
+      declared_type: args.declaredType,
+      upload_status: "awaiting_upload",
+      tags: "[]",
+    })
+    .returning("id")
+    .executeTakeFirstOrThrow();
+}
+
+export async function updateRecording(args: {
+  ownerId: string;
+  id: string;
+  set: Partial<{
+    display_name: string | null;
+    tags: string;
+    template_id: string | null;
+    language_code: string;
+    transcription_mode: "transcript" | "transcript_and_letter";
+    upload_status: "ready";
+    size_bytes: number;
+    duration_seconds: number;
+    audio_format: string;
+    transcription_status: "pending";
+    transcript_key: null;
+    medical_letter_status: "pending";
+  }>;
+}) {
+  await getDb()
+    .updateTable("recordings")
+    .set({ ...args.set, updated_at: new Date() })
+    .where("owner_id", "=", args.ownerId)
+    .where("id", "=", args.id)
+    .execute();
+}
+
+export async function deleteRecordingRow({ ownerId, id }: { ownerId: string; id: string }) {
+  await getDb().deleteFrom("recordings").where("owner_id", "=", ownerId).where("id", "=", id).execute();
+}
+
+export async function listLettersOfRecording({ ownerId, recordingId }: { ownerId: string; recordingId: string }) {
+  return getDb()
+    .selectFrom("letters")
+    .where("owner_id", "=", ownerId)
+    .where("recording_id", "=", recordingId)
+    .select(["id", "storage_key"])
+    .execute();
+}
+
+export async function deleteLettersOfRecording({ ownerId, recordingId }: { ownerId: string; recordingId: string }) {
+  const result = await getDb()
+    .deleteFrom("letters")
+    .where("owner_id", "=", ownerId)
+    .where("recording_id", "=", recordingId)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
+export async function addRecordingContext(args: {
+  ownerId: string;
+  recordingId: string;
+  kind: "text" | "pdf" | "patient_record";
+  text: string;
+  sourceName?: string | null;
+}) {
+  await getDb()
+    .insertInto("recording_context")
+    .values({
+      owner_id: args.ownerId,
+      recording_id: args.recordingId,
+      kind: args.kind,
+      text: args.text,
+      source_name: args.sourceName ?? null,
+    })
+    .execute();
+}

@@ -1,0 +1,33 @@
+import type { ActionFunctionArgs } from "@remix-run/node";
+import { ApiError, apiJson, apiRoute, readJsonBody, requireApiUser } from "~/services/api.server";
+import { audit } from "~/services/audit.server";
+import { updateFileMetadata } from "~/services/recordings.server";
+
+// SPEC §7 POST /api/update-file-metadata { s3_key, metadata }. The first call after
+// the upload is where the server checks the stored bytes (type, size, probe).
+export const action = apiRoute(async ({ request }: ActionFunctionArgs) => {
+  const user = await requireApiUser(request);
+  if (request.method !== "POST") throw new ApiError(405, "Method not allowed");
+  const body = await readJsonBody(request);
+  try {
+    const result = await updateFileMetadata({ userId: user.id, key: body.s3_key, metadata: body.metadata });
+    await audit({
+      userId: user.id,
+      action: "recording.metadata",
+      entityType: "recording",
+      entityId: result.key,
+      outcome: "success",
+      request,
+    });
+    return apiJson(result);
+  } catch (error) {
+    await audit({
+      userId: user.id,
+      action: "recording.metadata",
+      entityType: "recording",
+      outcome: "failure",
+      request,
+    });
+    throw error;
+  }
+});

@@ -1,0 +1,248 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import {
+  addRecordingContext,
+  deleteLettersOfRecording,
+  deleteRecordingRow,
+  findRecordingByKey,
+  insertUploadSlot,
+  listLettersOfRecording,
+  listReadyRecordings,
+  updateRecording,
+} from "~/models/recording.server";
+import { checkAdditionalContext, checkDisplayName, normaliseTags, sanitiseFileName } from "~/models/recording-rules";
+import { templateLanguageFrom } from "~/models/template-rules";
+import { transcriptionModes, type TranscriptionMode } from "~/models/schema";
+import { DomainError } from "./domain-error.server";
+import { ACCEPTED_AUDIO_TYPES, validateAudioFile } from "./media-probe.server";
+import { getStorage, makeStorageKey } from "./storage.server";
+import { getUserStructure } from "./templates.server";
+
+// Recordings: upload slots with short-lived URLs, the server's check of the
+// stored bytes, metadata, names and tags, playback, delete and reset. The
+// client never names a key it does not own: every call finds the recording by
+// (owner, key), and anything else is a 404 before storage is touched.
+
+export const MAX_DURATION_SECONDS = 4 * 60 * 60;
+
+async function requireRecording(ownerId: string, key: unknown) {
+  if (typeof key !== "string" || !key.trim()) throw new DomainError("invalid", "recordings:errors.fileKeyRequired");
+  const recording = await findRecordingByKey({ ownerId, key: key.trim() });
+  if (!recording) throw new DomainError("not_found", "recordings:errors.recordingNotFound");
+  return recording;
+}
+
+/** SPEC §7 get-upload-url: a slot, a short-lived PUT URL, and the context if any. */
+export async function createUploadSlot(args: {
+  userId: string;
+  fileName: unknown;
+  fileType: unknown;
+  languageCode: unknown;
+  additionalContext?: unknown;
+}) {
+  const type = typeof args.fileType === "string" ? args.fileType.trim().toLowerCase() : "";
+  if (!(ACCEPTED_AUDIO_TYPES as readonly string[]).includes(type)) {
+    throw new DomainError("invalid", "recordings:errors.unsupportedType", [], { type: type || "unknown" });
+  }
+  const context = checkAdditionalContext(args.additionalContext);
+  if (!context.ok) throw new DomainError("invalid", context.message);
+  const language = templateLanguageFrom(typeof args.languageCode === "string" ? args.languageCode : null) ?? "de-DE";
+  const key = makeStorageKey({
+    ownerId: args.userId,
+    area: "audio",
+    extension: type === "audio/mpeg" ? ".mp3" : ".wav",
+  });
+  const { id } = await insertUploadSlot({
+    ownerId: args.userId,
+    key,
+    originalFilename: sanitiseFileName(args.fileName),
+    languageCode: language,
+    declaredType: type,
+  });
+  if (context.value) {
+    await addRecordingContext({ ownerId: args.userId, recordingId: id, kind: "text", text: context.value });
+  }
+  const upload = await getStorage().createUploadUrl({ key, contentType: type });
+  return { url: upload.url, headers: upload.headers, key, record_id: id, context_uploaded: Boolean(context.value) };
+}
+
+/**
+ * The server's own check of what arrived (issue 4): size on the stored object,
+ * magic bytes, a probe of the media, the duration cap. A rejected upload loses
+ * its object and its slot, and the caller hears the SPEC message.
+ */
+export async function confirmUpload({ userId, key }: { userId: string; key: unknown }) {
+  const recording = await requireRecording(userId, key);
+  if (recording.upload_status === "ready") return recording;
+  const storage = getStorage();
+  const head = await storage.head(recording.storage_key);
+  if (!head) throw new DomainError("invalid", "recordings:errors.notUploadedYet");
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "skribent-probe-"));
+  const file = path.join(dir, "upload");
+  try {
+    const stream = await storage.getStream(recording.storage_key);
+    if (!stream) throw new DomainError("invalid", "recordings:errors.notUploadedYet");
+    await pipeline(stream as Readable, fs.createWriteStream(file));
+    const result = await validateAudioFile(file, {
+      declaredType: recording.declared_type ?? undefined,
+      maxDurationSeconds: MAX_DURATION_SECONDS,
+    });
+    if (!result.ok) {
+      await storage.delete(recording.storage_key);
+      await deleteRecordingRow({ ownerId: userId, id: recording.id });
+      throw new DomainError("invalid", "recordings:errors.audioRejected", [], { message: result.rejection.message });
+    }
+    await updateRecording({
+      ownerId: userId,
+      id: recording.id,
+      set: {
+        upload_status: "ready",
+        size_bytes: head.size,
+        duration_seconds: result.probe.durationSeconds,
+        audio_format: result.sniffed,
+      },
+    });
+    return { ...recording, upload_status: "ready" as const };
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+type MetadataInput = {
+  template_id?: unknown;
+  tags?: unknown;
+  display_name?: unknown;
+  language_code?: unknown;
+  transcription_mode?: unknown;
+};
+
+/** SPEC §7 update-file-metadata: only what a user may change; owner, statuses and keys are ignored. */
+export async function updateFileMetadata(args: { userId: string; key: unknown; metadata: unknown }) {
+  const recording = await confirmUpload({ userId: args.userId, key: args.key });
+  const metadata = (args.metadata && typeof args.metadata === "object" ? args.metadata : {}) as MetadataInput;
+  const set: Parameters<typeof updateRecording>[0]["set"] = {};
+  if (metadata.language_code !== undefined) {
+    const language = templateLanguageFrom(String(metadata.language_code));
+    if (language) set.language_code = language;
+  }
+  if (metadata.template_id !== undefined && metadata.template_id !== null && metadata.template_id !== "") {
+    const templateId = String(metadata.template_id);
+    const language = templateLanguageFrom(set.language_code ?? recording.language_code) ?? "de-DE";
+    // Only a template this user can use (a system template or their own).
+    await getUserStructure({ userId: args.userId, templateId, language }).catch(() => {
+      throw new DomainError("invalid", "recordings:errors.unknownTemplate");
+    });
+    set.template_id = templateId;
+  }
+  if (metadata.tags !== undefined) {
+    const tags = normaliseTags(metadata.tags);
+    if (!tags.ok) throw new DomainError("invalid", tags.message);
+    set.tags = JSON.stringify(tags.value);
+  }
+  if (metadata.display_name !== undefined) {
+    const name = checkDisplayName(metadata.display_name);
+    if (!name.ok) throw new DomainError("invalid", name.message);
+    set.display_name = name.value;
+  }
+  if (metadata.transcription_mode !== undefined) {
+    const mode = String(metadata.transcription_mode);
+    if ((transcriptionModes as readonly string[]).includes(mode)) set.transcription_mode = mode as TranscriptionMode;
+  }
+  if (Object.keys(set).length > 0) await updateRecording({ ownerId: args.userId, id: recording.id, set });
+  return { success: true as const, key: recording.storage_key };
+}
+
+/** SPEC §3 "Audio file record" for the files list. */
+export async function listFiles({ userId }: { userId: string }) {
+  const rows = await listReadyRecordings({ ownerId: userId });
+  return rows.map((r) => ({
+    key: r.storage_key,
+    filename: r.original_filename,
+    uploadDate: r.created_at.toISOString(),
+    transcriptionStatus: r.transcription_status,
+    metadata: {
+      template_id: r.template_id,
+      language_code: r.language_code,
+      tags: r.tags,
+      display_name: r.display_name,
+      source_file_display_name: r.display_name,
+      job_name: null,
+      transcript_key: r.transcript_key,
+      medical_letter_key: null,
+      medical_letter_status: r.medical_letter_status,
+      source_key: r.storage_key,
+      original_filename: r.original_filename,
+      transcription_mode: r.transcription_mode,
+    },
+  }));
+}
+
+export async function renameFile(args: { userId: string; key: unknown; displayName: unknown }) {
+  const recording = await requireReady(args.userId, args.key);
+  const name = checkDisplayName(args.displayName);
+  if (!name.ok) throw new DomainError("invalid", name.message);
+  if (name.value !== recording.display_name) {
+    await updateRecording({ ownerId: args.userId, id: recording.id, set: { display_name: name.value } });
+  }
+  return { success: true as const, display_name: name.value };
+}
+
+export async function updateFileTags(args: { userId: string; key: unknown; tags: unknown }) {
+  const recording = await requireReady(args.userId, args.key);
+  const tags = normaliseTags(args.tags);
+  if (!tags.ok) throw new DomainError("invalid", tags.message);
+  // Transcripts and letters carry no tags of their own yet; when they do, they follow here.
+  await updateRecording({ ownerId: args.userId, id: recording.id, set: { tags: JSON.stringify(tags.value) } });
+  return { success: true as const, tags: tags.value };
+}
+
+async function requireReady(userId: string, key: unknown) {
+  const recording = await requireRecording(userId, key);
+  if (recording.upload_status !== "ready") throw new DomainError("not_found", "recordings:errors.recordingNotFound");
+  return recording;
+}
+
+export async function getPlaybackUrl(args: { userId: string; key: unknown }) {
+  const recording = await requireReady(args.userId, args.key);
+  const contentType = recording.declared_type === "audio/mpeg" ? "audio/mpeg" : "audio/wav";
+  return getStorage().createDownloadUrl({ key: recording.storage_key, contentType, expiresInSeconds: 300 });
+}
+
+/** Delete: the audio, its transcript, its letters and its context; nothing orphaned. */
+export async function deleteAll(args: { userId: string; key: unknown }) {
+  const recording = await requireRecording(args.userId, args.key);
+  const storage = getStorage();
+  const letters = await listLettersOfRecording({ ownerId: args.userId, recordingId: recording.id });
+  const keys = [recording.storage_key, recording.transcript_key, ...letters.map((l) => l.storage_key)].filter(
+    (k): k is string => Boolean(k),
+  );
+  for (const key of keys) await storage.delete(key);
+  await deleteLettersOfRecording({ ownerId: args.userId, recordingId: recording.id });
+  await deleteRecordingRow({ ownerId: args.userId, id: recording.id }); // context rows cascade
+  return { success: true as const };
+}
+
+/** Reset (force cleanup): letters and transcript go, the recording starts over. */
+export async function forceCleanup(args: { userId: string; key: unknown }) {
+  const recording = await requireReady(args.userId, args.key);
+  const storage = getStorage();
+  const letters = await listLettersOfRecording({ ownerId: args.userId, recordingId: recording.id });
+  for (const letter of letters) await storage.delete(letter.storage_key);
+  const medicalLettersDeleted = await deleteLettersOfRecording({ ownerId: args.userId, recordingId: recording.id });
+  if (recording.transcript_key) await storage.delete(recording.transcript_key);
+  await updateRecording({
+    ownerId: args.userId,
+    id: recording.id,
+    set: { transcription_status: "pending", transcript_key: null, medical_letter_status: "pending" },
+  });
+  return {
+    cleanup_results: {
+      medical_letters_deleted: medicalLettersDeleted,
+      transcript_deleted: Boolean(recording.transcript_key),
+      source_reset: true,
+    },
+  };
+}
