@@ -66,6 +66,15 @@ const schema = z
     S3_ACCESS_KEY_ID: z.string().optional(),
     S3_SECRET_ACCESS_KEY: z.string().optional(),
 
+    PATIENT_RECORDS_DRIVER: z.enum(["directory", "mfiles"]).default("directory"),
+    PATIENT_RECORDS_DIR: z.string().optional(),
+    MFILES_BASE_URL: optionalUrl,
+    MFILES_VAULT_GUID: z.string().optional(),
+    MFILES_USERNAME: z.string().optional(),
+    MFILES_PASSWORD: z.string().optional(),
+    MFILES_PATIENT_ID_PROPERTY: z.coerce.number().int().positive().optional(),
+    RATE_LIMIT_PATIENT_RECORDS_PER_HOUR: z.coerce.number().int().min(1).default(30),
+
     WORKER_IN_PROCESS: bool.default("true"),
     RATE_LIMIT_SIGNIN_PER_MINUTE: z.coerce.number().int().min(1).default(20),
 
@@ -84,6 +93,20 @@ const schema = z
     }
     if (env.OIDC_ISSUER && !(env.OIDC_CLIENT_ID && env.OIDC_CLIENT_SECRET))
       issues.push(["OIDC_CLIENT_ID", "and OIDC_CLIENT_SECRET are required with OIDC_ISSUER"]);
+    if (
+      env.PATIENT_RECORDS_DRIVER === "mfiles" &&
+      !(
+        env.MFILES_BASE_URL &&
+        env.MFILES_VAULT_GUID &&
+        env.MFILES_USERNAME &&
+        env.MFILES_PASSWORD &&
+        env.MFILES_PATIENT_ID_PROPERTY
+      )
+    )
+      issues.push([
+        "MFILES_BASE_URL",
+        "MFILES_BASE_URL, MFILES_VAULT_GUID, MFILES_USERNAME, MFILES_PASSWORD and MFILES_PATIENT_ID_PROPERTY are required when PATIENT_RECORDS_DRIVER=mfiles",
+      ]);
     if (env.STORAGE_DRIVER === "s3" && !env.S3_BUCKET) issues.push(["S3_BUCKET", "is required when STORAGE_DRIVER=s3"]);
     for (const [key, message] of issues) ctx.addIssue({ code: z.ZodIssueCode.custom, path: [key], message });
   });
@@ -189,8 +212,25 @@ export function buildConfig(env: Env) {
             signingSecret: env.STORAGE_SIGNING_SECRET ?? persistedDevSecret(dataDir, "storage-signing-secret"),
             maxUploadBytes: 73_400_320,
           },
+    patientRecords:
+      env.PATIENT_RECORDS_DRIVER === "mfiles"
+        ? {
+            kind: "mfiles" as const,
+            baseUrl: env.MFILES_BASE_URL!,
+            vaultGuid: env.MFILES_VAULT_GUID!,
+            username: env.MFILES_USERNAME!,
+            password: env.MFILES_PASSWORD!,
+            patientIdPropertyId: env.MFILES_PATIENT_ID_PROPERTY!,
+          }
+        : {
+            kind: "directory" as const,
+            directory: path.resolve(env.PATIENT_RECORDS_DIR ?? path.join(dataDir, "patient-records")),
+          },
     workerInProcess: env.WORKER_IN_PROCESS,
-    rateLimits: { signInPerMinute: env.RATE_LIMIT_SIGNIN_PER_MINUTE },
+    rateLimits: {
+      signInPerMinute: env.RATE_LIMIT_SIGNIN_PER_MINUTE,
+      patientRecordsPerHour: env.RATE_LIMIT_PATIENT_RECORDS_PER_HOUR,
+    },
     prices: {
       speechPerMinuteUsd: env.PRICE_SPEECH_PER_MINUTE_USD,
       llmInputPer1kTokensUsd: env.PRICE_LLM_INPUT_PER_1K_TOKENS_USD,

@@ -4,6 +4,7 @@ import { deleteExpiredSessions } from "~/models/session.server";
 import { getConfig } from "./config.server";
 import { deleteExpiredPendingPosts } from "./pending-post.server";
 import { pruneRateLimits } from "./rate-limit.server";
+import { deleteStaleUploads } from "./recordings.server";
 
 // The durable queue lives in the database (pg-boss, ADR 0005). It talks through
 // the app's own pool, so on the embedded PGlite it shares the single connection
@@ -47,12 +48,13 @@ export async function startJobs(options: { pool: pg.Pool; work: boolean; schedul
   } satisfies JobsHandle;
 }
 
-/** Removes expired sessions, stale kept forms and old rate-limit windows. */
+/** Removes expired sessions, stale kept forms, old rate-limit windows and abandoned uploads. */
 export async function runExpireSessions(now = new Date()) {
   const sessions = await deleteExpiredSessions({ now, idleMs: getConfig().session.idleMs });
   const pendingPosts = await deleteExpiredPendingPosts(now);
   const rateLimitWindows = await pruneRateLimits({ before: new Date(now.getTime() - 24 * 3_600_000) });
-  return { sessions, pendingPosts, rateLimitWindows };
+  const uploads = await deleteStaleUploads(now);
+  return { sessions, pendingPosts, rateLimitWindows, uploads };
 }
 
 let current: JobsHandle | undefined;

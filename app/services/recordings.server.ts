@@ -16,8 +16,15 @@ import {
 import { checkAdditionalContext, checkDisplayName, normaliseTags, sanitiseFileName } from "~/models/recording-rules";
 import { templateLanguageFrom } from "~/models/template-rules";
 import { transcriptionModes, type TranscriptionMode } from "~/models/schema";
+import { getDb } from "./db.server";
 import { DomainError } from "./domain-error.server";
-import { ACCEPTED_AUDIO_TYPES, validateAudioFile } from "./media-probe.server";
+import {
+  ACCEPTED_AUDIO_TYPES,
+  EMPTY_FILE_MESSAGE,
+  MAX_AUDIO_BYTES,
+  tooLargeMessage,
+  validateAudioFile,
+} from "./media-probe.server";
 import { getStorage, makeStorageKey } from "./storage.server";
 import { getUserStructure } from "./templates.server";
 
@@ -80,6 +87,12 @@ export async function confirmUpload({ userId, key }: { userId: string; key: unkn
   const storage = getStorage();
   const head = await storage.head(recording.storage_key);
   if (!head) throw new DomainError("invalid", "recordings:errors.notUploadedYet");
+  // The stored object's own size decides, before a byte of it is read.
+  const early = head.size === 0 ? EMPTY_FILE_MESSAGE : head.size > MAX_AUDIO_BYTES ? tooLargeMessage(head.size) : null;
+  if (early) {
+    await rejectUpload(userId, recording.id, recording.storage_key);
+    throw new DomainError("invalid", "recordings:errors.audioRejected", [], { message: early });
+  }
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "skribent-probe-"));
   const file = path.join(dir, "upload");
   try {
@@ -91,8 +104,7 @@ export async function confirmUpload({ userId, key }: { userId: string; key: unkn
       maxDurationSeconds: MAX_DURATION_SECONDS,
     });
     if (!result.ok) {
-      await storage.delete(recording.storage_key);
-      await deleteRecordingRow({ ownerId: userId, id: recording.id });
+      await rejectUpload(userId, recording.id, recording.storage_key);
       throw new DomainError("invalid", "recordings:errors.audioRejected", [], { message: result.rejection.message });
     }
     await updateRecording({
@@ -109,6 +121,11 @@ export async function confirmUpload({ userId, key }: { userId: string; key: unkn
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
+}
+
+async function rejectUpload(userId: string, id: string, key: string) {
+  await getStorage().delete(key);
+  await deleteRecordingRow({ ownerId: userId, id });
 }
 
 type MetadataInput = {
@@ -245,4 +262,32 @@ export async function forceCleanup(args: { userId: string; key: unknown }) {
       source_reset: true,
     },
   };
+}
+
+const STALE_AFTER_MS = 24 * 3_600_000;
+
+/**
+ * Maintenance (not a user action, so not owner-scoped): upload slots never
+ * confirmed and context PDFs never read are removed after a day, objects first.
+ */
+export async function deleteStaleUploads(now = new Date()) {
+  const before = new Date(now.getTime() - STALE_AFTER_MS);
+  const storage = getStorage();
+  const db = getDb();
+  const slots = await db
+    .selectFrom("recordings")
+    .where("upload_status", "=", "awaiting_upload")
+    .where("created_at", "<", before)
+    .select(["id", "storage_key"])
+    .execute();
+  for (const slot of slots) {
+    await storage.delete(slot.storage_key);
+    await db.deleteFrom("recordings").where("id", "=", slot.id).execute();
+  }
+  const pdfs = await db.selectFrom("context_uploads").where("created_at", "<", before).select("storage_key").execute();
+  for (const pdf of pdfs) {
+    await storage.delete(pdf.storage_key);
+    await db.deleteFrom("context_uploads").where("storage_key", "=", pdf.storage_key).execute();
+  }
+  return { slots: slots.length, contextPdfs: pdfs.length };
 }

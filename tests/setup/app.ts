@@ -8,6 +8,7 @@ import { startDevOidcProvider, type DevOidcProvider } from "~/services/dev-oidc/
 import { startSession } from "~/services/session.server";
 import { createStorage, setStorage } from "~/services/storage.server";
 import { upsertUserByIdentity } from "~/models/user.server";
+import { startS3rver } from "../support/s3rver";
 import { setupTestDatabase } from "./db";
 
 export const APP_URL = "http://localhost:3999";
@@ -22,9 +23,16 @@ export const TEST_CLIENT = {
  * directory, a configuration, and (optionally) a real development OpenID
  * provider on a free port acting as "the configured identity provider".
  */
-export function setupTestApp(options: { provider?: boolean; env?: Record<string, string> } = {}) {
+export function setupTestApp(
+  options: { provider?: boolean; storage?: "local" | "s3"; env?: Record<string, string> } = {},
+) {
   const database = setupTestDatabase();
-  const state: { config?: Config; provider?: DevOidcProvider; dir?: string } = {};
+  const state: {
+    config?: Config;
+    provider?: DevOidcProvider;
+    dir?: string;
+    s3?: Awaited<ReturnType<typeof startS3rver>>;
+  } = {};
 
   beforeAll(async () => {
     state.dir = fs.mkdtempSync(path.join(os.tmpdir(), "skribent-app-"));
@@ -43,6 +51,17 @@ export function setupTestApp(options: { provider?: boolean; env?: Record<string,
         ],
       });
     }
+    if (options.storage === "s3") state.s3 = await startS3rver();
+    const s3Env: Record<string, string> = state.s3
+      ? {
+          STORAGE_DRIVER: "s3",
+          S3_BUCKET: state.s3.bucket,
+          S3_ENDPOINT: state.s3.endpoint,
+          S3_REGION: "us-east-1",
+          S3_ACCESS_KEY_ID: "S3RVER",
+          S3_SECRET_ACCESS_KEY: "S3RVER",
+        }
+      : {};
     state.config = buildConfig(
       parseEnv({
         APP_ENV: "test",
@@ -53,6 +72,7 @@ export function setupTestApp(options: { provider?: boolean; env?: Record<string,
         OIDC_ISSUER: state.provider?.issuer ?? "http://127.0.0.1:9",
         OIDC_CLIENT_ID: TEST_CLIENT.clientId,
         OIDC_CLIENT_SECRET: TEST_CLIENT.clientSecret,
+        ...s3Env,
         ...options.env,
       }),
     );
@@ -63,6 +83,7 @@ export function setupTestApp(options: { provider?: boolean; env?: Record<string,
 
   afterAll(async () => {
     await state.provider?.close();
+    await state.s3?.close();
     if (state.dir) fs.rmSync(state.dir, { recursive: true, force: true });
   });
 
