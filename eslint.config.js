@@ -22,7 +22,10 @@ export default tseslint.config(
   },
   {
     files: ["public/pe/**/*.js"],
-    languageOptions: { sourceType: "script", globals: { window: "readonly", document: "readonly" } },
+    languageOptions: {
+      sourceType: "script",
+      globals: { window: "readonly", document: "readonly", localStorage: "readonly" },
+    },
   },
   {
     files: ["scripts/**/*.mjs", "*.config.js"],

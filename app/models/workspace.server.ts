@@ -23,7 +23,7 @@ export async function getSectionCounts({ ownerId }: { ownerId: string }) {
   return { audio: recordings.audio, transcriptions: recordings.transcriptions, arztbriefe: letters.arztbriefe };
 }
 
-export async function listRecordings({ ownerId }: { ownerId: string }) {
+export async function listWorkspaceRecordings({ ownerId }: { ownerId: string }) {
   return getDb()
     .selectFrom("recordings")
     .where("owner_id", "=", ownerId)
@@ -36,6 +36,7 @@ export async function listRecordings({ ownerId }: { ownerId: string }) {
       "transcription_status",
       "medical_letter_status",
       "transcript_key",
+      "tags",
       "created_at",
     ])
     .orderBy("created_at", "desc")

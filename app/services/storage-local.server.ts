@@ -1,3 +1,4 @@
+import { createReadStream } from "node:fs";
 import { createHash, randomUUID } from "node:crypto";
 import { createWriteStream } from "node:fs";
 import { mkdir, open, readFile, rename, rm, stat, writeFile, type FileHandle } from "node:fs/promises";
@@ -232,6 +233,10 @@ export function createLocalStorage(config: LocalStorageConfig): LocalObjectStora
       if (contentType !== undefined) assertContentType(contentType);
       const seconds = resolveExpiry(expiresInSeconds, DEFAULT_DOWNLOAD_URL_SECONDS);
       return signedUrl("GET", key, seconds, contentType ?? "");
+    },
+
+    async putFile({ key, path: file, contentType }) {
+      await this.put({ key, body: createReadStream(file), contentType });
     },
 
     async put({ key, body, contentType }) {

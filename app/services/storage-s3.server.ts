@@ -1,3 +1,5 @@
+import { createReadStream } from "node:fs";
+import { stat } from "node:fs/promises";
 import { Readable } from "node:stream";
 
 import {
@@ -145,6 +147,23 @@ export function createS3Storage(config: S3StorageConfig): ObjectStorage {
       await client.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: payload, ContentType: contentType }), {
         abortSignal: AbortSignal.timeout(PUT_OPERATION_TIMEOUT_MS),
       });
+    },
+
+    async putFile({ key, path: file, contentType }) {
+      assertWellFormedKey(key);
+      assertContentType(contentType);
+      // Streamed from disk with its length: no buffering of a 70 MB recording in memory.
+      const { size } = await stat(file);
+      await client.send(
+        new PutObjectCommand({
+          Bucket: bucket,
+          Key: key,
+          Body: createReadStream(file),
+          ContentLength: size,
+          ContentType: contentType,
+        }),
+        { abortSignal: AbortSignal.timeout(PUT_OPERATION_TIMEOUT_MS) },
+      );
     },
 
     async getStream(key, options) {

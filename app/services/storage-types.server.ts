@@ -20,6 +20,8 @@ export interface ObjectStorage {
    */
   createDownloadUrl(args: { key: string; expiresInSeconds?: number; contentType?: string }): Promise<string>;
   put(args: { key: string; body: Buffer | Uint8Array | NodeJS.ReadableStream; contentType: string }): Promise<void>;
+  /** A file on local disk, streamed with its known length (large uploads that came through the app). */
+  putFile(args: { key: string; path: string; contentType: string }): Promise<void>;
   /** `range` is clamped by neither implementation: callers check it against `head().size` first. */
   getStream(key: string, options?: { range?: ByteRange }): Promise<NodeJS.ReadableStream | null>;
   head(key: string): Promise<{ size: number; contentType?: string; etag?: string } | null>;

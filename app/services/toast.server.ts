@@ -37,6 +37,11 @@ export const toastKeys = [
   "templates:errors.saveStructure",
   "templates:errors.resetStructure",
   "templates:errors.ragSettings",
+  "recordings:audio.uploaded",
+  "recordings:audio.deleted",
+  "recordings:audio.resetDone",
+  "recordings:audio.renamed",
+  "recordings:audio.tagsSaved",
 ] as const;
 
 const toastSchema = z.object({

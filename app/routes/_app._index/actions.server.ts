@@ -1,0 +1,157 @@
+import {
+  unstable_composeUploadHandlers,
+  unstable_createMemoryUploadHandler,
+  unstable_parseMultipartFormData,
+  json,
+  redirect,
+} from "@remix-run/node";
+import { transcriptionModes, type TranscriptionMode } from "~/models/schema";
+import { checkNewTag } from "~/models/recording-rules";
+import { templateLanguageFrom } from "~/models/template-rules";
+import { audit } from "~/services/audit.server";
+import { DomainError } from "~/services/domain-error.server";
+import { getFixedTFor, getLanguage } from "~/services/i18n.server";
+import {
+  createRecordingFromUpload,
+  discardTempUpload,
+  streamPartToTempFile,
+  type TempUpload,
+} from "~/services/recording-upload.server";
+import { deleteAll, forceCleanup, renameFile, updateFileTags } from "~/services/recordings.server";
+import type { SessionUser } from "~/services/session.server";
+import { setToast } from "~/services/toast.server";
+
+// The Audio page's form intents (STYLE.md §7). Failures come back as the
+// banner's message, translated; nothing already saved is touched.
+
+async function failure(request: Request, error: unknown, extra: Record<string, string> = {}) {
+  if (!(error instanceof DomainError) || error.kind !== "invalid") throw error;
+  const t = await getFixedTFor(await getLanguage(request), ["common", "recordings", "templates"]);
+  return json({ error: t(error.message, error.values), ...extra }, { status: 400 });
+}
+
+async function done(key: Parameters<typeof setToast>[0]["key"], to = "/") {
+  return redirect(to, { headers: { "Set-Cookie": await setToast({ type: "success", key }) } });
+}
+
+/** The upload without JavaScript: the file part is streamed to disk, never into memory. */
+export async function uploadIntent(user: SessionUser, request: Request) {
+  let upload: TempUpload | null = null;
+  const handler = unstable_composeUploadHandlers(
+    async (part) => {
+      if (part.name !== "audio" || !part.filename) return undefined;
+      upload = await streamPartToTempFile(part);
+      return "received";
+    },
+    unstable_createMemoryUploadHandler({ maxPartSize: 64 * 1024 }),
+  );
+  try {
+    const form = await unstable_parseMultipartFormData(request, handler);
+    const received = upload as TempUpload | null;
+    if (!received || received.size === 0) {
+      const t = await getFixedTFor(await getLanguage(request), ["recordings"]);
+      return json(
+        { error: t("recordings:errors.audioRejected", { message: "Invalid audio data: Empty file" }) },
+        { status: 400 },
+      );
+    }
+    const mode = String(form.get("mode") ?? "");
+    const { id } = await createRecordingFromUpload({
+      userId: user.id,
+      upload: received,
+      language: templateLanguageFrom(String(form.get("language") ?? "")) ?? "de-DE",
+      templateId: String(form.get("templateId") ?? "") || null,
+      mode: (transcriptionModes as readonly string[]).includes(mode)
+        ? (mode as TranscriptionMode)
+        : "transcript_and_letter",
+      additionalContext: String(form.get("additionalContext") ?? ""),
+    });
+    await audit({
+      userId: user.id,
+      action: "recording.upload",
+      entityType: "recording",
+      entityId: id,
+      outcome: "success",
+      request,
+    });
+    return done("recordings:audio.uploaded");
+  } catch (error) {
+    await audit({ userId: user.id, action: "recording.upload", entityType: "recording", outcome: "failure", request });
+    return failure(request, error);
+  } finally {
+    discardTempUpload(upload);
+  }
+}
+
+export async function renameIntent(user: SessionUser, form: FormData, request: Request) {
+  const key = String(form.get("key") ?? "");
+  try {
+    await renameFile({ userId: user.id, key, displayName: form.get("displayName") });
+  } catch (error) {
+    return failure(request, error, { dialog: "edit" });
+  }
+  await audit({
+    userId: user.id,
+    action: "recording.rename",
+    entityType: "recording",
+    entityId: key,
+    outcome: "success",
+    request,
+  });
+  return done("recordings:audio.renamed", `/?edit=${encodeURIComponent(key)}`);
+}
+
+export async function tagIntent(user: SessionUser, form: FormData, request: Request, current: string[]) {
+  const key = String(form.get("key") ?? "");
+  let tags = current;
+  if (form.get("intent") === "add-tag") {
+    const tag = checkNewTag(form.get("tag"), current);
+    if (!tag.ok) return failure(request, new DomainError("invalid", tag.message), { dialog: "edit" });
+    tags = [...current, tag.value];
+  } else {
+    const remove = String(form.get("tag") ?? "");
+    tags = current.filter((t) => t !== remove);
+  }
+  try {
+    await updateFileTags({ userId: user.id, key, tags });
+  } catch (error) {
+    return failure(request, error, { dialog: "edit" });
+  }
+  await audit({
+    userId: user.id,
+    action: "recording.tags",
+    entityType: "recording",
+    entityId: key,
+    outcome: "success",
+    request,
+  });
+  return done("recordings:audio.tagsSaved", `/?edit=${encodeURIComponent(key)}`);
+}
+
+export async function deleteIntent(user: SessionUser, form: FormData, request: Request) {
+  const key = String(form.get("key") ?? "");
+  await deleteAll({ userId: user.id, key });
+  await audit({
+    userId: user.id,
+    action: "recording.delete",
+    entityType: "recording",
+    entityId: key,
+    outcome: "success",
+    request,
+  });
+  return done("recordings:audio.deleted");
+}
+
+export async function resetIntent(user: SessionUser, form: FormData, request: Request) {
+  const key = String(form.get("key") ?? "");
+  await forceCleanup({ userId: user.id, key });
+  await audit({
+    userId: user.id,
+    action: "recording.reset",
+    entityType: "recording",
+    entityId: key,
+    outcome: "success",
+    request,
+  });
+  return done("recordings:audio.resetDone");
+}

@@ -1,0 +1,127 @@
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import { useActionData, useLoaderData } from "@remix-run/react";
+import { useTranslation } from "react-i18next";
+import { Dismissible } from "~/components/shell/dismissible";
+import type { RouteHandle } from "~/components/page-scripts";
+import { SectionHeader } from "~/components/ui/section";
+import { toTemplateLanguage } from "~/i18n";
+import { findRecordingByKey } from "~/models/recording.server";
+import { recordingNumbers } from "~/models/recording-number";
+import { listWorkspaceRecordings } from "~/models/workspace.server";
+import { DomainError } from "~/services/domain-error.server";
+import { getFixedTFor, getLanguage } from "~/services/i18n.server";
+import { getPlaybackUrl } from "~/services/recordings.server";
+import { requireUser } from "~/services/session.server";
+import { listUserTemplates } from "~/services/templates.server";
+import { deleteIntent, renameIntent, resetIntent, tagIntent, uploadIntent } from "./actions.server";
+import { DeleteDialog, EditDialog, PlayerDialog, RecordingList, UploadPanel } from "./components";
+
+// SPEC §2 "Audio section": the upload panel and the recordings list. Dialogs
+// (play, rename and tags, delete) are query parameters rendered by the server,
+// so everything works without JavaScript.
+
+export const handle: RouteHandle = { i18n: ["common", "recordings"], scripts: ["shell", "audio"] };
+
+export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data?.title ?? "Skribent" }];
+
+export async function loader({ request }: LoaderFunctionArgs) {
+  const user = await requireUser(request);
+  const language = await getLanguage(request);
+  const url = new URL(request.url);
+  const t = await getFixedTFor(language, ["common", "recordings"]);
+  const templateLanguage = toTemplateLanguage(language);
+  const [rows, templates] = await Promise.all([
+    listWorkspaceRecordings({ ownerId: user.id }),
+    listUserTemplates({ userId: user.id, language: templateLanguage }),
+  ]);
+  const numbers = recordingNumbers(rows.map((r) => r.storage_key));
+  const recordings = rows.map((r) => ({
+    key: r.storage_key,
+    name: r.display_name ?? t("audio.recordingNumber", { n: numbers.get(r.storage_key) }),
+    fileName: r.original_filename,
+    createdAt: r.created_at.toISOString(),
+    status: r.transcription_status,
+    tags: r.tags,
+    canReset: Boolean(r.transcript_key) || r.medical_letter_status !== "pending",
+  }));
+  const dialogKey = url.searchParams.get("play") ?? url.searchParams.get("edit") ?? url.searchParams.get("delete");
+  const selected = dialogKey ? recordings.find((r) => r.key === dialogKey) : undefined;
+  if (dialogKey && !selected) throw new Response("Not found", { status: 404 });
+  const dialog = url.searchParams.has("play")
+    ? ({ kind: "play", playbackUrl: await getPlaybackUrl({ userId: user.id, key: dialogKey }) } as const)
+    : url.searchParams.has("edit")
+      ? ({ kind: "edit" } as const)
+      : url.searchParams.has("delete")
+        ? ({ kind: "delete" } as const)
+        : null;
+  return {
+    title: `${t("audio.title")} · Skribent`,
+    language,
+    tab: url.searchParams.get("tab") === "record" ? ("record" as const) : ("upload" as const),
+    recordings,
+    selected: selected ?? null,
+    dialog,
+    templates: {
+      language: templateLanguage,
+      system: templates.system.map((tpl) => ({ id: tpl.id, name: tpl.name })),
+      custom: templates.custom.map((tpl) => ({ id: tpl.id, name: tpl.name })),
+    },
+  };
+}
+
+export async function action({ request }: ActionFunctionArgs) {
+  const user = await requireUser(request);
+  try {
+    if ((request.headers.get("Content-Type") ?? "").startsWith("multipart/form-data"))
+      return await uploadIntent(user, request);
+    const form = await request.formData();
+    switch (form.get("intent")) {
+      case "rename":
+        return await renameIntent(user, form, request);
+      case "add-tag":
+      case "remove-tag": {
+        const recording = await findRecordingByKey({ ownerId: user.id, key: String(form.get("key") ?? "") });
+        if (!recording) throw new DomainError("not_found", "recordings:errors.recordingNotFound");
+        return await tagIntent(user, form, request, recording.tags);
+      }
+      case "delete":
+        return await deleteIntent(user, form, request);
+      case "reset":
+        return await resetIntent(user, form, request);
+      default:
+        throw new Response("Unknown intent", { status: 400 });
+    }
+  } catch (error) {
+    if (error instanceof DomainError && error.kind === "not_found") throw new Response("Not found", { status: 404 });
+    throw error;
+  }
+}
+
+export default function AudioSection() {
+  const data = useLoaderData<typeof loader>();
+  const actionData = useActionData<typeof action>();
+  const { t } = useTranslation("recordings");
+  const error = actionData && "error" in actionData ? actionData.error : null;
+  const editError = actionData && "dialog" in actionData ? error : null;
+  return (
+    <>
+      <SectionHeader title={t("common:audio.title")} intro={t("common:audio.intro")} />
+      {error && !editError ? (
+        <div className="mb-4" data-upload-error>
+          <Dismissible tone="error" role="alert" dismissLabel={t("common:toast.dismiss")}>
+            {error}
+          </Dismissible>
+        </div>
+      ) : null}
+      <UploadPanel tab={data.tab} language={data.language} templates={data.templates} />
+      <RecordingList recordings={data.recordings} language={data.language} />
+      {data.selected && data.dialog?.kind === "play" ? (
+        <PlayerDialog recording={data.selected} playbackUrl={data.dialog.playbackUrl} />
+      ) : null}
+      {data.selected && data.dialog?.kind === "edit" ? (
+        <EditDialog recording={data.selected} error={editError} />
+      ) : null}
+      {data.selected && data.dialog?.kind === "delete" ? <DeleteDialog recording={data.selected} /> : null}
+    </>
+  );
+}

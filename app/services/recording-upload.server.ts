@@ -1,0 +1,96 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { addRecordingContext, insertUploadSlot, updateRecording } from "~/models/recording.server";
+import { checkAdditionalContext, sanitiseFileName } from "~/models/recording-rules";
+import type { TranscriptionMode } from "~/models/schema";
+import type { TemplateLanguage } from "~/models/template-rules";
+import { DomainError } from "./domain-error.server";
+import { MAX_AUDIO_BYTES, tooLargeMessage, validateAudioFile } from "./media-probe.server";
+import { MAX_DURATION_SECONDS } from "./recordings.server";
+import { getStorage, makeStorageKey } from "./storage.server";
+import { getUserStructure } from "./templates.server";
+
+// The upload that works without JavaScript: a multipart form streamed to a
+// temporary file (never held in memory), checked like every other upload, then
+// stored. The browser path with upload URLs does the same checks afterwards.
+
+export type TempUpload = { path: string; size: number; tooLarge: boolean; fileName: string; declaredType: string };
+
+/** Streams one multipart file part to disk, stopping at the size cap. */
+export async function streamPartToTempFile(part: {
+  filename?: string;
+  contentType: string;
+  data: AsyncIterable<Uint8Array>;
+}): Promise<TempUpload> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "skribent-upload-"));
+  const file = path.join(dir, "upload");
+  const out = fs.createWriteStream(file);
+  let size = 0;
+  let tooLarge = false;
+  for await (const chunk of part.data) {
+    size += chunk.length;
+    if (size > MAX_AUDIO_BYTES) {
+      tooLarge = true; // keep counting so the message can say how large it was, but stop writing
+      continue;
+    }
+    if (!out.write(chunk)) await new Promise<void>((resolve) => out.once("drain", () => resolve()));
+  }
+  await new Promise<void>((resolve, reject) => out.end((error?: Error | null) => (error ? reject(error) : resolve())));
+  return { path: file, size, tooLarge, fileName: part.filename ?? "audio", declaredType: part.contentType };
+}
+
+export function discardTempUpload(upload: TempUpload | null) {
+  if (upload) fs.rmSync(path.dirname(upload.path), { recursive: true, force: true });
+}
+
+export async function createRecordingFromUpload(args: {
+  userId: string;
+  upload: TempUpload;
+  language: TemplateLanguage;
+  templateId: string | null;
+  mode: TranscriptionMode;
+  additionalContext: string;
+}) {
+  const { upload } = args;
+  if (upload.tooLarge)
+    throw new DomainError("invalid", "recordings:errors.audioRejected", [], { message: tooLargeMessage(upload.size) });
+  const context = checkAdditionalContext(args.additionalContext);
+  if (!context.ok) throw new DomainError("invalid", context.message);
+  if (args.templateId) {
+    await getUserStructure({ userId: args.userId, templateId: args.templateId, language: args.language }).catch(() => {
+      throw new DomainError("invalid", "recordings:errors.unknownTemplate");
+    });
+  }
+  const result = await validateAudioFile(upload.path, {
+    declaredType: upload.declaredType,
+    maxDurationSeconds: MAX_DURATION_SECONDS,
+  });
+  if (!result.ok)
+    throw new DomainError("invalid", "recordings:errors.audioRejected", [], { message: result.rejection.message });
+  const contentType = result.sniffed === "mp3" ? "audio/mpeg" : "audio/wav";
+  const key = makeStorageKey({ ownerId: args.userId, area: "audio", extension: `.${result.sniffed}` });
+  await getStorage().putFile({ key, path: upload.path, contentType });
+  const { id } = await insertUploadSlot({
+    ownerId: args.userId,
+    key,
+    originalFilename: sanitiseFileName(upload.fileName),
+    languageCode: args.language,
+    declaredType: contentType,
+  });
+  await updateRecording({
+    ownerId: args.userId,
+    id,
+    set: {
+      upload_status: "ready",
+      template_id: args.templateId,
+      transcription_mode: args.mode,
+      size_bytes: upload.size,
+      duration_seconds: result.probe.durationSeconds,
+      audio_format: result.sniffed,
+    },
+  });
+  if (context.value)
+    await addRecordingContext({ ownerId: args.userId, recordingId: id, kind: "text", text: context.value });
+  return { id, key };
+}

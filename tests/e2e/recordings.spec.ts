@@ -1,0 +1,86 @@
+import { expect, test } from "@playwright/test";
+import { makeFake, makeSpeechWav, makeTempDir, removeTempDir } from "../support/audio-fixtures";
+import { signIn } from "./support";
+
+// Accounts per project, so the JavaScript-on and -off runs never share recordings.
+const account = (project: string) => (project === "js" ? "jonas-keller" : "emily-clarke");
+let dir: string;
+let wav: string;
+let fakePdf: string;
+
+test.beforeAll(async () => {
+  dir = await makeTempDir();
+  wav = await makeSpeechWav(dir, "Guten Tag, Frau Müller. Wie geht es Ihnen heute?", "Gespräch Müller.wav");
+  fakePdf = await makeFake(dir, "pdf", "befund.wav");
+});
+test.afterAll(async () => {
+  await removeTempDir(dir);
+});
+
+test("upload a WAV with template and context, rename, tag, play and delete it", async ({ page }, info) => {
+  await signIn(page, account(info.project.name));
+  const form = page.locator("[data-upload-form]");
+
+  // A PDF with a .wav name is refused by the server with the SPEC message.
+  await form.locator('input[type="file"]').setInputFiles(fakePdf);
+  await form.getByRole("button", { name: "Hochladen" }).click();
+  await expect(page.locator("[data-upload-error]")).toContainText("application/pdf");
+
+  await form.locator('input[type="file"]').setInputFiles(wav);
+  await form.getByLabel("SOAP-Notiz", { exact: true }).check();
+  await form.getByText("Zusätzlicher Kontext (optional)").click();
+  await form.locator('textarea[name="additionalContext"]').fill("Vorbefund: arterielle Hypertonie");
+  await form.getByRole("button", { name: "Hochladen" }).click();
+  await expect(page.getByText("Die Datei wurde hochgeladen.")).toBeVisible();
+  const row = page.locator("[data-recording]").first();
+  await expect(row).toContainText("Gespräch Müller.wav");
+  await expect(row).toContainText("Ausstehend");
+  await expect(row.locator("[data-recording-name]")).toHaveText(/Aufnahme #\d+/);
+
+  await row.getByRole("link", { name: "Umbenennen und Tags" }).click();
+  const dialog = page.getByRole("dialog");
+  await dialog.getByLabel("Anzeigename").fill(" ");
+  await dialog.getByRole("button", { name: "Umbenennen" }).click();
+  await expect(page.getByRole("dialog").getByText("Der Text darf nicht leer sein")).toBeVisible();
+  await page.getByRole("dialog").getByLabel("Anzeigename").fill("Frau Müller – Kontrolle");
+  await page.getByRole("dialog").getByRole("button", { name: "Umbenennen" }).click();
+  await expect(page.getByText("Der Name wurde geändert.")).toBeVisible();
+  await page.getByRole("dialog").getByLabel("Tag hinzufügen").fill("Kardiologie");
+  await page.getByRole("dialog").getByRole("button", { name: "Tag hinzufügen" }).click();
+  await expect(page.getByText("Die Tags wurden gespeichert.")).toBeVisible();
+  await page.getByRole("dialog").getByLabel("Tag hinzufügen").fill("kardiologie");
+  await page.getByRole("dialog").getByRole("button", { name: "Tag hinzufügen" }).click();
+  await expect(page.getByRole("dialog").getByText("Diesen Tag gibt es bereits")).toBeVisible();
+  await page.getByRole("dialog").getByRole("link", { name: "Schließen" }).click();
+  await expect(row.locator("[data-recording-name]")).toHaveText("Frau Müller – Kontrolle");
+  await expect(row.locator("[data-tags]")).toHaveText("Kardiologie");
+
+  await row.getByRole("link", { name: "Abspielen" }).click();
+  const audio = page.locator("[data-player]");
+  await expect(audio).toBeVisible();
+  const src = await audio.getAttribute("src");
+  const ranged = await page.request.get(src!, { headers: { Range: "bytes=0-3" } });
+  expect(ranged.status()).toBe(206);
+  expect((await ranged.body()).toString("latin1")).toBe("RIFF");
+  await page.getByRole("dialog").getByRole("link", { name: "Schließen" }).click();
+
+  await row.getByRole("link", { name: "Löschen" }).click();
+  await expect(page.getByRole("dialog")).toContainText("Transkript, ihren Arztbriefen");
+  await page.getByRole("button", { name: "Löschen" }).click();
+  await expect(page.getByText("Die Aufnahme wurde gelöscht.")).toBeVisible();
+  await expect(page.locator("[data-recording]")).toHaveCount(0);
+});
+
+test.describe("phone-sized viewport", () => {
+  test.use({ viewport: { width: 390, height: 800 } });
+  test("recordings are cards", async ({ page }, info) => {
+    await signIn(page, account(info.project.name));
+    await page.locator('[data-upload-form] input[type="file"]').setInputFiles(wav);
+    await page.locator("[data-upload-form]").getByRole("button", { name: "Hochladen" }).click();
+    await expect(page.locator("[data-recording-cards] li")).toHaveCount(1);
+    await expect(page.locator("table")).toBeHidden();
+    await page.locator("[data-recording-cards] li").first().getByRole("link", { name: "Löschen" }).click();
+    await page.getByRole("button", { name: "Löschen" }).click();
+    await expect(page.locator("[data-recording-cards] li")).toHaveCount(0);
+  });
+});
