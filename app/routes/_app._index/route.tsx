@@ -8,6 +8,7 @@ import { toTemplateLanguage } from "~/i18n";
 import { findRecordingByKey } from "~/models/recording.server";
 import { recordingNumbers } from "~/models/recording-number";
 import { listWorkspaceRecordings } from "~/models/workspace.server";
+import { audit } from "~/services/audit.server";
 import { DomainError } from "~/services/domain-error.server";
 import { getFixedTFor, getLanguage } from "~/services/i18n.server";
 import { getPlaybackUrl } from "~/services/recordings.server";
@@ -47,6 +48,16 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const dialogKey = url.searchParams.get("play") ?? url.searchParams.get("edit") ?? url.searchParams.get("delete");
   const selected = dialogKey ? recordings.find((r) => r.key === dialogKey) : undefined;
   if (dialogKey && !selected) throw new Response("Not found", { status: 404 });
+  await audit({ userId: user.id, action: "recording.list", entityType: "recording", outcome: "success", request });
+  if (url.searchParams.has("play"))
+    await audit({
+      userId: user.id,
+      action: "recording.play",
+      entityType: "recording",
+      entityId: dialogKey!,
+      outcome: "success",
+      request,
+    });
   const dialog = url.searchParams.has("play")
     ? ({ kind: "play", playbackUrl: await getPlaybackUrl({ userId: user.id, key: dialogKey }) } as const)
     : url.searchParams.has("edit")
