@@ -128,3 +128,13 @@ export async function addRecordingContext(args: {
     })
     .execute();
 }
+
+/** Maintenance across owners: upload slots never confirmed. */
+export async function listStaleUploadSlots({ before }: { before: Date }) {
+  return getDb()
+    .selectFrom("recordings")
+    .where("upload_status", "=", "awaiting_upload")
+    .where("created_at", "<", before)
+    .select(["id", "owner_id", "storage_key"])
+    .execute();
+}

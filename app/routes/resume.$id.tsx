@@ -2,9 +2,8 @@ import { redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFu
 import { useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { AuthCard, primaryButton } from "~/components/ui/auth-card";
-import { getDb } from "~/services/db.server";
 import { getFixedTFor, getLanguage } from "~/services/i18n.server";
-import { findPendingPost } from "~/services/pending-post.server";
+import { discardPendingPost, findPendingPost } from "~/services/pending-post.server";
 import { requireUser } from "~/services/session.server";
 
 // After a session expired during a form post, the kept fields come back here
@@ -21,11 +20,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
 
 export async function action({ request, params }: ActionFunctionArgs) {
   const user = await requireUser(request);
-  await getDb()
-    .deleteFrom("pending_posts")
-    .where("id", "=", params.id ?? "")
-    .where("user_id", "=", user.id)
-    .execute();
+  await discardPendingPost({ id: params.id ?? "", userId: user.id });
   throw redirect("/");
 }
 

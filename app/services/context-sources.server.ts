@@ -1,4 +1,4 @@
-import { getDb } from "./db.server";
+import { deleteContextUploads, findContextUploads, insertContextUpload } from "~/models/context-upload.server";
 import { getConfig } from "./config.server";
 import { DomainError } from "./domain-error.server";
 import { PDF_LIMITS, extractPdfContext } from "./pdf-text.server";
@@ -28,10 +28,7 @@ export async function createPdfUploadUrls({ userId, filenames }: { userId: strin
   const upload_urls = [];
   for (const name of filenames as string[]) {
     const key = makeStorageKey({ ownerId: userId, area: "context", extension: ".pdf" });
-    await getDb()
-      .insertInto("context_uploads")
-      .values({ storage_key: key, owner_id: userId, file_name: name.trim().slice(0, 200) })
-      .execute();
+    await insertContextUpload({ key, ownerId: userId, fileName: name.trim().slice(0, 200) });
     const { url } = await storage.createUploadUrl({ key, contentType: "application/pdf" });
     upload_urls.push({ upload_url: url, s3_key: key });
   }
@@ -44,12 +41,7 @@ export async function extractUploadedPdfs({ userId, keys }: { userId: string; ke
     throw new DomainError("invalid", "recordings:errors.pdfKeysRequired");
   if (keys.length > MAX_PDFS_PER_REQUEST)
     throw new DomainError("invalid", "recordings:errors.tooManyPdfs", [], { max: String(MAX_PDFS_PER_REQUEST) });
-  const rows = await getDb()
-    .selectFrom("context_uploads")
-    .where("owner_id", "=", userId)
-    .where("storage_key", "in", keys as string[])
-    .select(["storage_key", "file_name"])
-    .execute();
+  const rows = await findContextUploads({ ownerId: userId, keys: keys as string[] });
   if (rows.length !== new Set(keys).size) throw new DomainError("not_found", "recordings:errors.contextFileNotFound");
   const storage = getStorage();
   const files: Array<{ name: string; data: Uint8Array }> = [];
@@ -67,11 +59,7 @@ export async function extractUploadedPdfs({ userId, keys }: { userId: string; ke
   }
   const result = await extractPdfContext(files);
   for (const row of rows) await storage.delete(row.storage_key);
-  await getDb()
-    .deleteFrom("context_uploads")
-    .where("owner_id", "=", userId)
-    .where("storage_key", "in", keys as string[])
-    .execute();
+  await deleteContextUploads({ ownerId: userId, keys: keys as string[] });
   return { success: result.success, extracted_text: result.extracted_text, pdfs_processed: result.pdfs_processed };
 }
 

@@ -46,3 +46,7 @@ export async function deleteExpiredPendingPosts(now = new Date()) {
   const result = await getDb().deleteFrom("pending_posts").where("expires_at", "<=", now).executeTakeFirst();
   return Number(result.numDeletedRows);
 }
+
+export async function discardPendingPost({ id, userId }: { id: string; userId: string }) {
+  await getDb().deleteFrom("pending_posts").where("id", "=", id).where("user_id", "=", userId).execute();
+}

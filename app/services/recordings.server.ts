@@ -11,12 +11,13 @@ import {
   insertUploadSlot,
   listLettersOfRecording,
   listReadyRecordings,
+  listStaleUploadSlots,
   updateRecording,
 } from "~/models/recording.server";
+import { deleteContextUploadByKey, listStaleContextUploads } from "~/models/context-upload.server";
 import { checkAdditionalContext, checkDisplayName, normaliseTags, sanitiseFileName } from "~/models/recording-rules";
 import { templateLanguageFrom } from "~/models/template-rules";
 import { transcriptionModes, type TranscriptionMode } from "~/models/schema";
-import { getDb } from "./db.server";
 import { DomainError } from "./domain-error.server";
 import {
   ACCEPTED_AUDIO_TYPES,
@@ -273,21 +274,15 @@ const STALE_AFTER_MS = 24 * 3_600_000;
 export async function deleteStaleUploads(now = new Date()) {
   const before = new Date(now.getTime() - STALE_AFTER_MS);
   const storage = getStorage();
-  const db = getDb();
-  const slots = await db
-    .selectFrom("recordings")
-    .where("upload_status", "=", "awaiting_upload")
-    .where("created_at", "<", before)
-    .select(["id", "storage_key"])
-    .execute();
+  const slots = await listStaleUploadSlots({ before });
   for (const slot of slots) {
     await storage.delete(slot.storage_key);
-    await db.deleteFrom("recordings").where("id", "=", slot.id).execute();
+    await deleteRecordingRow({ ownerId: slot.owner_id, id: slot.id });
   }
-  const pdfs = await db.selectFrom("context_uploads").where("created_at", "<", before).select("storage_key").execute();
+  const pdfs = await listStaleContextUploads({ before });
   for (const pdf of pdfs) {
     await storage.delete(pdf.storage_key);
-    await db.deleteFrom("context_uploads").where("storage_key", "=", pdf.storage_key).execute();
+    await deleteContextUploadByKey({ key: pdf.storage_key });
   }
   return { slots: slots.length, contextPdfs: pdfs.length };
 }
