@@ -14,8 +14,8 @@ import { getDb } from "~/services/db.server";
 import { runExpireSessions } from "~/services/jobs.server";
 import { getStorage } from "~/services/storage.server";
 import { makeFake, makeSpeechWav, makeTempDir, removeTempDir } from "../support/audio-fixtures";
-import { getDevAccessToken } from "../support/oidc-client";
-import { callRoute, request, setupTestApp, TEST_CLIENT } from "../setup/app";
+import { apiClientFor, type ApiClient } from "../support/api-client";
+import { callRoute, setupTestApp } from "../setup/app";
 
 // Contract tests for the recordings rows of SPEC §7, as an external client:
 // bearer token, JSON, the exact answer fields — and the server's own checks.
@@ -32,21 +32,10 @@ export function recordingsApiSuite(storage: "local" | "s3") {
     await removeTempDir(dir);
   });
 
-  async function as(accountId: string) {
-    const { access_token } = await getDevAccessToken({
-      issuer: app.issuer,
-      ...TEST_CLIENT,
-      accountId,
-      audience: "skribent-api",
-    });
-    return (path: string, init: RequestInit & { json?: unknown } = {}) => {
-      const headers = new Headers(init.headers);
-      headers.set("Authorization", `Bearer ${access_token}`);
-      if (init.json !== undefined) headers.set("Content-Type", "application/json");
-      return request(path, { ...init, headers, body: init.json !== undefined ? JSON.stringify(init.json) : init.body });
-    };
+  function as(accountId: string) {
+    return apiClientFor(app.issuer, accountId);
   }
-  type Client = Awaited<ReturnType<typeof as>>;
+  type Client = ApiClient;
 
   function* zeroChunks(total: number) {
     const chunk = Buffer.alloc(1024 * 1024);

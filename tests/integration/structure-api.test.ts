@@ -7,26 +7,15 @@ import { action as addAccess } from "~/routes/api.structure.user_.add-access";
 import { action as ragAction, loader as ragLoader } from "~/routes/api.structure.user_.rag-permission";
 import { action as removeAccess } from "~/routes/api.structure.user_.remove-access";
 import { action as resetAction } from "~/routes/api.structure.user_.reset";
-import { getDevAccessToken } from "../support/oidc-client";
-import { callRoute, request, setupTestApp, TEST_CLIENT } from "../setup/app";
+import { apiClientFor } from "../support/api-client";
+import { callRoute, setupTestApp } from "../setup/app";
 
 // One contract test per SPEC §7 /api/structure/* row: a real bearer token, the
 // exact answer fields, and the user isolation the issue asks for.
 const app = setupTestApp({ provider: true });
 
-async function as(accountId: string) {
-  const { access_token } = await getDevAccessToken({
-    issuer: app.issuer,
-    ...TEST_CLIENT,
-    accountId,
-    audience: "skribent-api",
-  });
-  return (path: string, init: RequestInit & { json?: unknown } = {}) => {
-    const headers = new Headers(init.headers);
-    headers.set("Authorization", `Bearer ${access_token}`);
-    if (init.json !== undefined) headers.set("Content-Type", "application/json");
-    return request(path, { ...init, headers, body: init.json !== undefined ? JSON.stringify(init.json) : init.body });
-  };
+function as(accountId: string) {
+  return apiClientFor(app.issuer, accountId);
 }
 
 const templateFields = [

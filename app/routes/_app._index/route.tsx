@@ -15,7 +15,9 @@ import { getPlaybackUrl } from "~/services/recordings.server";
 import { requireUser } from "~/services/session.server";
 import { listUserTemplates } from "~/services/templates.server";
 import { deleteIntent, renameIntent, resetIntent, tagIntent, uploadIntent } from "./actions.server";
-import { DeleteDialog, EditDialog, PlayerDialog, RecordingList, UploadPanel } from "./components";
+import { DeleteDialog, EditDialog, PlayerDialog } from "./dialogs";
+import { RecordingList } from "./recording-list";
+import { UploadPanel } from "./upload-panel";
 
 // SPEC §2 "Audio section": the upload panel and the recordings list. Dialogs
 // (play, rename and tags, delete) are query parameters rendered by the server,

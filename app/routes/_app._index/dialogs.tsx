@@ -1,0 +1,124 @@
+import { Form, Link } from "@remix-run/react";
+import { useTranslation } from "react-i18next";
+import { Modal } from "~/components/ui/modal";
+import { MAX_TAGS, TAG_MAX } from "~/models/recording-rules";
+import { button, quiet, type RecordingView } from "./shared";
+
+export function PlayerDialog({ recording, playbackUrl }: { recording: RecordingView; playbackUrl: string }) {
+  const { t } = useTranslation("recordings");
+  return (
+    <Modal title={t("audio.playerTitle", { name: recording.name })} closeTo="/" closeLabel={t("audio.close")}>
+      {/* The native player is the no-JavaScript path; a short-lived URL with Range support feeds it. */}
+      <audio controls preload="metadata" src={playbackUrl} className="w-full" data-player>
+        <a href={playbackUrl}>{recording.fileName}</a>
+      </audio>
+    </Modal>
+  );
+}
+
+export function EditDialog({ recording, error }: { recording: RecordingView; error: string | null }) {
+  const { t } = useTranslation("recordings");
+  return (
+    <Modal title={t("audio.editTitle", { name: recording.name })} closeTo="/" closeLabel={t("audio.close")}>
+      {error ? (
+        <p role="alert" className="mb-3 rounded border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-800">
+          {error}
+        </p>
+      ) : null}
+      <Form method="post" className="flex items-end gap-2">
+        <input type="hidden" name="intent" value="rename" />
+        <input type="hidden" name="key" value={recording.key} />
+        <label className="block flex-1 text-sm font-medium text-slate-700">
+          {t("audio.displayName")}
+          <input
+            name="displayName"
+            defaultValue={recording.name}
+            className="mt-1 block w-full rounded border border-slate-300 px-2 py-1.5"
+          />
+        </label>
+        <button type="submit" className={button}>
+          {t("audio.rename")}
+        </button>
+      </Form>
+      <h3 className="mt-6 text-sm font-medium text-slate-700">{t("audio.tags")}</h3>
+      {recording.tags.length === 0 ? <p className="text-sm text-slate-500">{t("audio.noTags")}</p> : null}
+      <ul className="mt-2 flex flex-wrap gap-2">
+        {recording.tags.map((tag) => (
+          <li key={tag}>
+            <Form
+              method="post"
+              className="flex items-center gap-1 rounded-full bg-brand-50 py-0.5 pr-1 pl-3 text-sm text-brand-700"
+            >
+              <input type="hidden" name="intent" value="remove-tag" />
+              <input type="hidden" name="key" value={recording.key} />
+              <input type="hidden" name="tag" value={tag} />
+              {tag}
+              <button
+                type="submit"
+                className="rounded-full px-1.5 hover:bg-brand-100"
+                aria-label={t("audio.removeTag", { tag })}
+                title={t("audio.removeTag", { tag })}
+              >
+                ×
+              </button>
+            </Form>
+          </li>
+        ))}
+      </ul>
+      {recording.tags.length < MAX_TAGS ? (
+        <Form method="post" className="mt-3 flex items-end gap-2">
+          <input type="hidden" name="intent" value="add-tag" />
+          <input type="hidden" name="key" value={recording.key} />
+          <label className="block flex-1 text-sm font-medium text-slate-700">
+            {t("audio.addTag")}
+            <input
+              name="tag"
+              maxLength={TAG_MAX * 2}
+              className="mt-1 block w-full rounded border border-slate-300 px-2 py-1.5"
+            />
+          </label>
+          <button type="submit" className={quiet}>
+            {t("audio.addTag")}
+          </button>
+        </Form>
+      ) : (
+        <p className="mt-3 text-xs text-slate-500">{t("errors.tooManyTags")}</p>
+      )}
+    </Modal>
+  );
+}
+
+export function DeleteDialog({ recording }: { recording: RecordingView }) {
+  const { t } = useTranslation("recordings");
+  return (
+    <Modal title={t("audio.deleteTitle", { name: recording.name })} closeTo="/" closeLabel={t("audio.cancel")}>
+      <p className="text-sm text-slate-700">{t("audio.deleteBody")}</p>
+      {recording.canReset ? <p className="mt-2 text-sm text-slate-700">{t("audio.resetBody")}</p> : null}
+      <div className="mt-6 flex flex-wrap justify-end gap-2">
+        <Link to="/" className="rounded-md px-4 py-2 text-sm text-slate-700 hover:bg-slate-100">
+          {t("audio.cancel")}
+        </Link>
+        {recording.canReset ? (
+          <Form method="post">
+            <input type="hidden" name="intent" value="reset" />
+            <input type="hidden" name="key" value={recording.key} />
+            <button type="submit" className={quiet}>
+              {t("audio.reset")}
+            </button>
+          </Form>
+        ) : null}
+        <Form method="post">
+          <input type="hidden" name="intent" value="delete" />
+          <input type="hidden" name="key" value={recording.key} />
+          <button
+            type="submit"
+            className="rounded-md bg-red-600 px-4 py-2 text-sm font-medium text-white hover:bg-red-700"
+            data-action="confirm-delete"
+          >
+            {t("audio.delete")}
+          </button>
+        </Form>
+      </div>
+    </Modal>
+  );
+}

@@ -1,0 +1,105 @@
+import { Link } from "@remix-run/react";
+import { useTranslation } from "react-i18next";
+import { formatDateTime, type Language } from "~/i18n";
+import { quiet, type RecordingView } from "./shared";
+
+function Actions({ recording }: { recording: RecordingView }) {
+  const { t } = useTranslation("recordings");
+  const q = encodeURIComponent(recording.key);
+  return (
+    <div className="flex flex-wrap gap-2">
+      <Link to={`/?play=${q}`} className={`${quiet} hidden md:inline-block`} data-action="play">
+        {t("audio.play")}
+      </Link>
+      <Link to={`/?edit=${q}`} className={quiet} data-action="edit">
+        {t("audio.edit")}
+      </Link>
+      <Link to={`/?delete=${q}`} className={`${quiet} text-red-700`} data-action="delete">
+        {t("audio.delete")}
+      </Link>
+    </div>
+  );
+}
+
+/** SPEC §2 recordings list: table on desktop, cards on the phone. */
+export function RecordingList({ recordings, language }: { recordings: RecordingView[]; language: Language }) {
+  const { t } = useTranslation("recordings");
+  return (
+    <section aria-labelledby="recordings-title">
+      <div className="mb-3 flex items-center justify-between">
+        <h2 id="recordings-title" className="text-lg font-medium">
+          {t("common:audio.listTitle")}
+        </h2>
+        <Link to="/" className={quiet} data-action="refresh">
+          {t("audio.refresh")}
+        </Link>
+      </div>
+      {recordings.length === 0 ? (
+        <p
+          className="rounded-lg border border-slate-200 bg-white px-4 py-10 text-center text-sm text-slate-500"
+          data-empty
+        >
+          {t("common:audio.empty")}
+        </p>
+      ) : (
+        <>
+          <table className="hidden w-full overflow-hidden rounded-lg border border-slate-200 bg-white text-left text-sm md:table">
+            <thead className="bg-slate-50 text-xs tracking-wide text-slate-500 uppercase">
+              <tr>
+                <th className="px-4 py-3">{t("common:audio.columnFile")}</th>
+                <th className="px-4 py-3">{t("common:audio.columnDate")}</th>
+                <th className="px-4 py-3">{t("common:audio.columnStatus")}</th>
+                <th className="px-4 py-3">{t("audio.columnActions")}</th>
+              </tr>
+            </thead>
+            <tbody className="divide-y divide-slate-100">
+              {recordings.map((r) => (
+                <tr key={r.key} data-recording={r.key}>
+                  <td className="px-4 py-3">
+                    <span className="font-medium" data-recording-name>
+                      {r.name}
+                    </span>
+                    <span className="block text-xs text-slate-500">{r.fileName}</span>
+                    <Tags tags={r.tags} />
+                  </td>
+                  <td className="px-4 py-3">{formatDateTime(r.createdAt, language)}</td>
+                  <td className="px-4 py-3">{t(`common:status.transcription.${r.status}`)}</td>
+                  <td className="px-4 py-3">
+                    <Actions recording={r} />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          <ul className="space-y-3 md:hidden" data-recording-cards>
+            {recordings.map((r) => (
+              <li key={r.key} className="rounded-lg border border-slate-200 bg-white p-4" data-recording-card={r.key}>
+                <p className="font-medium">{r.name}</p>
+                <p className="text-xs text-slate-500">
+                  {formatDateTime(r.createdAt, language)} · {t(`common:status.transcription.${r.status}`)}
+                </p>
+                <Tags tags={r.tags} />
+                <div className="mt-3">
+                  <Actions recording={r} />
+                </div>
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
+    </section>
+  );
+}
+
+function Tags({ tags }: { tags: string[] }) {
+  if (tags.length === 0) return null;
+  return (
+    <span className="mt-1 flex flex-wrap gap-1" data-tags>
+      {tags.map((tag) => (
+        <span key={tag} className="rounded-full bg-brand-50 px-2 py-0.5 text-xs text-brand-700">
+          {tag}
+        </span>
+      ))}
+    </span>
+  );
+}

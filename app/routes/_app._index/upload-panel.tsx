@@ -1,0 +1,132 @@
+import { Form, Link } from "@remix-run/react";
+import { useTranslation } from "react-i18next";
+import type { Language } from "~/i18n";
+import { ADDITIONAL_CONTEXT_MAX, ADDITIONAL_CONTEXT_WARN_ABOVE } from "~/models/recording-rules";
+import { button } from "./shared";
+
+type TemplateChoice = { id: string; name: string };
+
+/** SPEC §2 upload panel: collapsible, two tabs; the upload is a plain multipart form. */
+export function UploadPanel({
+  tab,
+  language,
+  templates,
+}: {
+  tab: "record" | "upload";
+  language: Language;
+  templates: { system: TemplateChoice[]; custom: TemplateChoice[] };
+}) {
+  const { t } = useTranslation("recordings");
+  const tabClass = (active: boolean) =>
+    `rounded-t-md px-4 py-2 text-sm font-medium ${active ? "bg-white text-brand-700" : "text-slate-600 hover:text-slate-900"}`;
+  return (
+    <details open className="mb-8 rounded-lg border border-slate-200 bg-slate-100" data-audio-panel>
+      <summary className="cursor-pointer px-4 py-3 font-medium">{t("audio.panel")}</summary>
+      <nav className="flex gap-1 px-3" aria-label={t("audio.panel")}>
+        <Link
+          to="/?tab=record"
+          className={tabClass(tab === "record")}
+          aria-current={tab === "record" ? "page" : undefined}
+        >
+          {t("audio.tabRecord")}
+        </Link>
+        <Link to="/" className={tabClass(tab === "upload")} aria-current={tab === "upload" ? "page" : undefined}>
+          {t("audio.tabUpload")}
+        </Link>
+      </nav>
+      <div className="rounded-b-lg bg-white p-4">
+        {tab === "record" ? (
+          <p className="text-sm text-slate-700" data-record-later>
+            {t("audio.recordLater")}
+          </p>
+        ) : (
+          <Form method="post" encType="multipart/form-data" className="space-y-4" data-upload-form>
+            <label className="block text-sm font-medium text-slate-700">
+              {t("audio.file")}
+              <input
+                type="file"
+                name="audio"
+                required
+                accept=".mp3,.wav,audio/mpeg,audio/wav,audio/x-wav"
+                className="mt-1 block w-full rounded-md border-2 border-dashed border-slate-300 p-4 text-sm"
+              />
+            </label>
+            <div className="grid gap-4 md:grid-cols-2">
+              <label className="block text-sm font-medium text-slate-700">
+                {t("audio.language")}
+                <select
+                  name="language"
+                  defaultValue={language === "en" ? "en-GB" : "de-DE"}
+                  className="mt-1 block w-full rounded border border-slate-300 px-2 py-1.5"
+                >
+                  <option value="de-DE">{t("audio.languageDe")}</option>
+                  <option value="en-GB">{t("audio.languageEn")}</option>
+                </select>
+              </label>
+              <fieldset className="text-sm">
+                <legend className="font-medium text-slate-700">{t("audio.mode")}</legend>
+                <label className="mt-1 flex items-center gap-2">
+                  <input type="radio" name="mode" value="transcript_and_letter" defaultChecked />{" "}
+                  {t("audio.modeLetter")}
+                </label>
+                <label className="flex items-center gap-2">
+                  <input type="radio" name="mode" value="transcript" /> {t("audio.modeTranscript")}
+                </label>
+              </fieldset>
+            </div>
+            <fieldset className="text-sm">
+              <legend className="font-medium text-slate-700">{t("audio.template")}</legend>
+              <div className={`mt-1 grid gap-4 ${templates.custom.length ? "md:grid-cols-2" : ""}`}>
+                {(
+                  [
+                    ["system", templates.system],
+                    ["custom", templates.custom],
+                  ] as const
+                )
+                  .filter(([, list]) => list.length > 0)
+                  .map(([kind, list]) => (
+                    <div key={kind}>
+                      <p className="mb-1 text-xs tracking-wide text-slate-500 uppercase">
+                        {kind === "system" ? t("audio.systemTemplates") : t("audio.customTemplates")}
+                      </p>
+                      {list.map((tpl, i) => (
+                        <label key={tpl.id} className="flex items-center gap-2">
+                          <input
+                            type="radio"
+                            name="templateId"
+                            value={tpl.id}
+                            defaultChecked={kind === "system" && i === 0}
+                          />
+                          {tpl.name}
+                        </label>
+                      ))}
+                    </div>
+                  ))}
+              </div>
+            </fieldset>
+            <details className="text-sm">
+              <summary className="cursor-pointer font-medium text-slate-700">{t("audio.context")}</summary>
+              <label className="mt-2 block">
+                <span className="flex justify-between text-xs text-slate-500">
+                  {t("audio.contextHelp")}
+                  <span data-counter data-max={ADDITIONAL_CONTEXT_MAX} data-warn-above={ADDITIONAL_CONTEXT_WARN_ABOVE}>
+                    0/{ADDITIONAL_CONTEXT_MAX}
+                  </span>
+                </span>
+                <textarea
+                  name="additionalContext"
+                  rows={4}
+                  className="mt-1 block w-full rounded border border-slate-300 px-2 py-1.5"
+                />
+              </label>
+            </details>
+            <button type="submit" className={button}>
+              {t("audio.submit")}
+            </button>
+            <p className="text-xs text-slate-500">{t("audio.pendingNote")}</p>
+          </Form>
+        )}
+      </div>
+    </details>
+  );
+}
