@@ -6,44 +6,37 @@
 import { createRequire } from "node:module";
 import path from "node:path";
 
-export const PDF_LIMITS = { maxBytes: 20 * 1024 * 1024, maxPages: 50, timeoutMs: 20_000, maxChars: 200_000 } as const;
+import {
+  PDF_LIMITS,
+  clip,
+  pageText,
+  sanitiseFileName,
+  type PdfContextResult,
+  type PdfFailure,
+  type PdfLimits,
+  type PdfLoadingTaskLike,
+  type PdfTextDeps,
+  type PdfTextResult,
+  type PdfjsLike,
+} from "./pdf-text-format.server";
 
-export type PdfLimits = { [K in keyof typeof PDF_LIMITS]: number };
-
-export type PdfFailure = {
-  code: "not_pdf" | "too_large" | "encrypted" | "broken" | "timeout" | "too_many_pages";
-  message: string;
-};
-
-export type PdfTextResult =
-  { ok: true; text: string; pages: number; truncated: boolean } | { ok: false; failure: PdfFailure };
-
-export type PdfContextResult = {
-  success: boolean;
-  extracted_text: string;
-  pdfs_processed: number;
-  failures: Array<{ name: string; code: PdfFailure["code"] }>;
-};
-
-// The slice of pdf.js this module uses. Structural, so tests can hand in a loader that counts calls
-// or never answers.
-export type PdfTextItem = { str?: string; hasEOL?: boolean; transform?: number[]; height?: number; type?: string };
-export interface PdfPageLike {
-  getTextContent(): Promise<{ items: PdfTextItem[] }>;
-  cleanup(): unknown;
-}
-export interface PdfDocumentLike {
-  numPages: number;
-  getPage(pageNumber: number): Promise<PdfPageLike>;
-}
-export interface PdfLoadingTaskLike {
-  promise: Promise<PdfDocumentLike>;
-  destroy(): Promise<void>;
-}
-export interface PdfjsLike {
-  getDocument(params: Record<string, unknown>): PdfLoadingTaskLike;
-}
-export type PdfTextDeps = { loadPdfjs: () => Promise<PdfjsLike> };
+// Limits, types and the pure text handling live in pdf-text-format.server.ts; re-exported here so
+// callers keep importing from this module.
+export {
+  PDF_LIMITS,
+  pageText,
+  sanitiseFileName,
+  type PdfContextResult,
+  type PdfDocumentLike,
+  type PdfFailure,
+  type PdfLimits,
+  type PdfLoadingTaskLike,
+  type PdfPageLike,
+  type PdfTextDeps,
+  type PdfTextItem,
+  type PdfTextResult,
+  type PdfjsLike,
+} from "./pdf-text-format.server";
 
 const PDF_MAGIC = [0x25, 0x50, 0x44, 0x46, 0x2d]; // "%PDF-"
 const HEADER_WINDOW = 1024;
@@ -149,19 +142,6 @@ export async function extractPdfContext(
   return { success: withText > 0, extracted_text: sections.join("\n\n"), pdfs_processed: processed, failures };
 }
 
-/** A file name safe to show in a heading and a prompt: no path, no control characters, one line. */
-export function sanitiseFileName(name: string): string {
-  const base = name.split(/[\\/]/).pop() ?? "";
-  const clean = base
-    .normalize("NFC")
-    // eslint-disable-next-line no-control-regex -- stripping control characters is the point
-    .replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, " ")
-    .replace(/[=[\]<>]/g, "")
-    .replace(/\s+/g, " ")
-    .trim();
-  return clip(clean, 120).trim() || "document.pdf";
-}
-
 // Everything pdf.js could reach outside this process is switched off: no eval'd font code, no
 // system fonts, no font-face injection, no fetches (data is passed in; fonts and CMaps come from
 // the package's own directories on disk). Warnings would go to console.log; errors only.
@@ -240,54 +220,6 @@ async function readDocument(task: PdfLoadingTaskLike, limits: PdfLimits): Promis
     await new Promise<void>((resolve) => setImmediate(resolve));
   }
   return { ok: true, text: texts.join("\n\n"), pages, truncated };
-}
-
-/** Joins a page's text items: pdf.js's own spacing within a line, a newline where it marks one. */
-export function pageText(items: PdfTextItem[]): string {
-  let out = "";
-  let lastY: number | undefined;
-  let lastHeight = 0;
-  for (const item of items) {
-    if (typeof item.str !== "string") continue; // marked-content markers carry no text
-    const y = item.transform?.[5];
-    // pdf.js sets hasEOL for most line breaks; a jump to another baseline without one (columns,
-    // table cells) must still not glue two words together.
-    if (item.str && y !== undefined && lastY !== undefined && out && !/\s$/.test(out)) {
-      const tolerance = Math.max(item.height ?? 0, lastHeight, 1) / 2;
-      if (Math.abs(y - lastY) > tolerance) out += "\n";
-    }
-    out += item.str;
-    if (item.hasEOL) out += "\n";
-    if (item.str && y !== undefined) {
-      lastY = y;
-      lastHeight = item.height ?? 0;
-    }
-  }
-  return normaliseText(out);
-}
-
-function normaliseText(text: string): string {
-  return (
-    text
-      // Combining diaeresis etc. become precomposed letters: "u\u0308" -> "ü".
-      .normalize("NFC")
-      .replace(/\r\n?/g, "\n")
-      // eslint-disable-next-line no-control-regex -- unmapped glyphs come out as control characters
-      .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g, "")
-      .replace(/[ \t\u00a0\u2000-\u200a\u202f\u205f\u3000]+/g, " ")
-      .replace(/ *\n */g, "\n")
-      .replace(/\n{3,}/g, "\n\n")
-      .trim()
-  );
-}
-
-/** The first `max` UTF-16 units, never ending in half a surrogate pair. */
-function clip(text: string, max: number): string {
-  if (text.length <= max) return text;
-  let end = max;
-  const last = text.charCodeAt(end - 1);
-  if (last >= 0xd800 && last <= 0xdbff) end--;
-  return text.slice(0, end);
 }
 
 function failureFromError(error: unknown): PdfTextResult {
