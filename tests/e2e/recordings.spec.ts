@@ -45,6 +45,10 @@ test("upload a WAV with template and context, rename, tag, play and delete it", 
   await page.getByRole("dialog").getByLabel("Anzeigename").fill("Frau Müller – Kontrolle");
   await page.getByRole("dialog").getByRole("button", { name: "Umbenennen" }).click();
   await expect(page.getByText("Der Name wurde geändert.")).toBeVisible();
+  // An unchanged name just closes the editor.
+  await page.getByRole("dialog").getByRole("button", { name: "Umbenennen" }).click();
+  await expect(page.getByRole("dialog")).toHaveCount(0);
+  await row.getByRole("link", { name: "Umbenennen und Tags" }).click();
   await page.getByRole("dialog").getByLabel("Tag hinzufügen").fill("Kardiologie");
   await page.getByRole("dialog").getByRole("button", { name: "Tag hinzufügen" }).click();
   await expect(page.getByText("Die Tags wurden gespeichert.")).toBeVisible();

@@ -83,8 +83,10 @@ export async function uploadIntent(user: SessionUser, request: Request) {
   }
 }
 
-export async function renameIntent(user: SessionUser, form: FormData, request: Request) {
+export async function renameIntent(user: SessionUser, form: FormData, request: Request, current: string | null) {
   const key = String(form.get("key") ?? "");
+  // SPEC §5 Reading C: an unchanged name just closes the editor.
+  if (current !== null && String(form.get("displayName") ?? "").trim() === current) return redirect("/");
   try {
     await renameFile({ userId: user.id, key, displayName: form.get("displayName") });
   } catch (error) {

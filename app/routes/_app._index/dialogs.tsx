@@ -32,7 +32,8 @@ export function EditDialog({ recording, error }: { recording: RecordingView; err
           {t("audio.displayName")}
           <input
             name="displayName"
-            defaultValue={recording.name}
+            defaultValue={recording.displayName ?? ""}
+            placeholder={recording.name}
             className="mt-1 block w-full rounded border border-slate-300 px-2 py-1.5"
           />
         </label>

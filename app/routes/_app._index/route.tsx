@@ -41,6 +41,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const recordings = rows.map((r) => ({
     key: r.storage_key,
     name: r.display_name ?? t("audio.recordingNumber", { n: numbers.get(r.storage_key) }),
+    displayName: r.display_name,
     fileName: r.original_filename,
     createdAt: r.created_at.toISOString(),
     status: r.transcription_status,
@@ -90,11 +91,11 @@ export async function action({ request }: ActionFunctionArgs) {
     const form = await request.formData();
     switch (form.get("intent")) {
       case "rename":
-        return await renameIntent(user, form, request);
       case "add-tag":
       case "remove-tag": {
         const recording = await findRecordingByKey({ ownerId: user.id, key: String(form.get("key") ?? "") });
         if (!recording) throw new DomainError("not_found", "recordings:errors.recordingNotFound");
+        if (form.get("intent") === "rename") return await renameIntent(user, form, request, recording.display_name);
         return await tagIntent(user, form, request, recording.tags);
       }
       case "delete":

@@ -1,6 +1,8 @@
 export type RecordingView = {
   key: string;
   name: string;
+  /** The name the user gave, if any ("Recording #n" is only shown). */
+  displayName: string | null;
   fileName: string;
   createdAt: string;
   status: string;
