@@ -39,8 +39,13 @@ export function useRootData() {
 function Document({ language, children }: { language: Language; children: React.ReactNode }) {
   const nonce = useNonce();
   const matches = useMatches();
-  // ADR 0006: a page hydrates only when one of its routes holds an island.
-  const hydrate = matches.some((m) => (m.handle as RouteHandle | undefined)?.island === true);
+  // ADR 0006: a page hydrates only when one of its routes holds an island —
+  // always (handle) or only in the state that shows one (loader data).
+  const hydrate = matches.some(
+    (m) =>
+      (m.handle as RouteHandle | undefined)?.island === true ||
+      (m.data as { island?: unknown } | undefined)?.island === true,
+  );
   return (
     <html lang={language} dir="ltr">
       <head>

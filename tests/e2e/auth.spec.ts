@@ -1,6 +1,5 @@
-import { expect, test } from "@playwright/test";
 import { demoAccounts } from "../../app/services/dev-oidc/accounts";
-import { chooseAccountIfAsked, expectWorkspace, signIn, withDatabase } from "./support";
+import { chooseAccountIfAsked, expect, expectWorkspace, signIn, test, withDatabase } from "./support";
 
 test.describe("sign-in round trip", () => {
   test("redirects to the provider, lists the demo accounts and shows the German workspace", async ({

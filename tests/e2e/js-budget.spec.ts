@@ -1,6 +1,5 @@
 import { gzipSync } from "node:zlib";
-import { expect, test } from "@playwright/test";
-import { signIn } from "./support";
+import { expect, signIn, test } from "./support";
 
 // ARCHITECTURE.md: pages without an island ship at most 5 KiB (gzip) of
 // progressive-enhancement script. This prints what each route ships.

@@ -1,5 +1,4 @@
-import { expect, test } from "@playwright/test";
-import { expectWorkspace, signIn } from "./support";
+import { expect, expectWorkspace, signIn, test } from "./support";
 
 test("the German shell: sidebar with counts, top bar links, help with support address", async ({ page }) => {
   await signIn(page, "jonas-keller");

@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
-import { expect, type Page } from "@playwright/test";
+import { test as base, expect, type Page } from "@playwright/test";
 import pg from "pg";
 
 export const dataDir = path.resolve(`./data/e2e-${process.env.E2E_PORT ?? 3100}`);
@@ -41,3 +41,24 @@ export async function expectWorkspace(page: Page, heading: RegExp | string) {
   await expect(page.getByRole("heading", { level: 1 })).toHaveText(heading);
   await expect(page.locator("[data-topbar]")).toBeVisible();
 }
+
+/**
+ * The tests' `test`: like Playwright's, and any console error or uncaught
+ * exception in the page (a CSP violation, a hydration mismatch) fails the test.
+ */
+export const test = base.extend<{ consoleGuard: void }>({
+  consoleGuard: [
+    async ({ page }, use) => {
+      const problems: string[] = [];
+      page.on("console", (message) => {
+        // The browser's own report of an HTTP error status is expected where a test asks for one.
+        if (message.type() === "error" && !/status of (4|5)\d\d/.test(message.text())) problems.push(message.text());
+      });
+      page.on("pageerror", (error) => problems.push(error.message));
+      await use();
+      expect(problems, "console errors in the page").toEqual([]);
+    },
+    { auto: true },
+  ],
+});
+export { expect };

@@ -1,6 +1,6 @@
-import { expect, test, type Page } from "@playwright/test";
+import { type Page } from "@playwright/test";
 import { FLAG_PORT } from "../../playwright.config";
-import { signIn } from "./support";
+import { expect, signIn, test } from "./support";
 
 // Accounts per project, so the JavaScript-on and -off runs never share templates.
 function account(projectName: string) {

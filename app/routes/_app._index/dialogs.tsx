@@ -1,5 +1,6 @@
 import { Form, Link } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
+import { AudioPlayer } from "~/components/islands/audio-player";
 import { Modal } from "~/components/ui/modal";
 import { MAX_TAGS, TAG_MAX } from "~/models/recording-rules";
 import { button, quiet, type RecordingView } from "./shared";
@@ -8,10 +9,15 @@ export function PlayerDialog({ recording, playbackUrl }: { recording: RecordingV
   const { t } = useTranslation("recordings");
   return (
     <Modal title={t("audio.playerTitle", { name: recording.name })} closeTo="/" closeLabel={t("audio.close")}>
-      {/* The native player is the no-JavaScript path; a short-lived URL with Range support feeds it. */}
-      <audio controls preload="metadata" src={playbackUrl} className="w-full" data-player>
-        <a href={playbackUrl}>{recording.fileName}</a>
-      </audio>
+      <AudioPlayer
+        src={playbackUrl}
+        fallback={
+          // The native player is the no-JavaScript path; a short-lived URL with Range support feeds it.
+          <audio controls preload="metadata" src={playbackUrl} className="w-full" data-player>
+            <a href={playbackUrl}>{recording.fileName}</a>
+          </audio>
+        }
+      />
     </Modal>
   );
 }

@@ -69,6 +69,8 @@ export async function loader({ request }: LoaderFunctionArgs) {
         ? ({ kind: "delete" } as const)
         : null;
   return {
+    // The player dialog is the page's island (ADR 0006): only then does it hydrate.
+    island: dialog?.kind === "play",
     title: `${t("audio.title")} · Skribent`,
     language,
     tab: url.searchParams.get("tab") === "record" ? ("record" as const) : ("upload" as const),
