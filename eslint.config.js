@@ -24,7 +24,15 @@ export default tseslint.config(
     files: ["public/pe/**/*.js"],
     languageOptions: {
       sourceType: "script",
-      globals: { window: "readonly", document: "readonly", localStorage: "readonly" },
+      globals: {
+        window: "readonly",
+        document: "readonly",
+        localStorage: "readonly",
+        fetch: "readonly",
+        XMLHttpRequest: "readonly",
+        FormData: "readonly",
+        setTimeout: "readonly",
+      },
     },
   },
   {

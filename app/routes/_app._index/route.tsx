@@ -1,4 +1,4 @@
-import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import { redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { useActionData, useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { Dismissible } from "~/components/shell/dismissible";
@@ -13,6 +13,7 @@ import { DomainError } from "~/services/domain-error.server";
 import { getFixedTFor, getLanguage } from "~/services/i18n.server";
 import { getPlaybackUrl } from "~/services/recordings.server";
 import { requireUser } from "~/services/session.server";
+import { setToast } from "~/services/toast.server";
 import { listUserTemplates } from "~/services/templates.server";
 import { deleteIntent, renameIntent, resetIntent, tagIntent, uploadIntent } from "./actions.server";
 import { DeleteDialog, EditDialog, PlayerDialog } from "./dialogs";
@@ -23,7 +24,7 @@ import { UploadPanel } from "./upload-panel";
 // (play, rename and tags, delete) are query parameters rendered by the server,
 // so everything works without JavaScript.
 
-export const handle: RouteHandle = { i18n: ["common", "recordings"], scripts: ["shell", "audio"] };
+export const handle: RouteHandle = { i18n: ["common", "recordings"], scripts: ["shell", "audio", "upload"] };
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data?.title ?? "Skribent" }];
 
@@ -100,6 +101,11 @@ export async function action({ request }: ActionFunctionArgs) {
         if (form.get("intent") === "rename") return await renameIntent(user, form, request, recording.display_name);
         return await tagIntent(user, form, request, recording.tags);
       }
+      case "uploaded":
+        // The browser upload (progress, retries) finished through the API; say so once.
+        return redirect("/", {
+          headers: { "Set-Cookie": await setToast({ type: "success", key: "recordings:audio.uploaded" }) },
+        });
       case "delete":
         return await deleteIntent(user, form, request);
       case "reset":

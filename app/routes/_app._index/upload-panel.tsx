@@ -40,7 +40,26 @@ export function UploadPanel({
             {t("audio.recordLater")}
           </p>
         ) : (
-          <Form method="post" encType="multipart/form-data" className="space-y-4" data-upload-form>
+          <Form
+            method="post"
+            encType="multipart/form-data"
+            className="space-y-4"
+            data-upload-form
+            {...Object.fromEntries(
+              (
+                [
+                  "unsupported",
+                  "empty",
+                  "tooLarge",
+                  "network",
+                  "timeout",
+                  "status",
+                  "invalidResponse",
+                  "generic",
+                ] as const
+              ).map((name) => [`data-msg-${name}`, t(`upload.${name}`)]),
+            )}
+          >
             <label className="block text-sm font-medium text-slate-700">
               {t("audio.file")}
               <input
@@ -120,6 +139,7 @@ export function UploadPanel({
                 />
               </label>
             </details>
+            <progress max={100} value={0} hidden aria-label={t("upload.progress")} className="w-full" />
             <button type="submit" className={button}>
               {t("audio.submit")}
             </button>
