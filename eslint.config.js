@@ -1,4 +1,5 @@
 import js from "@eslint/js";
+import globals from "globals";
 import react from "eslint-plugin-react";
 import reactHooks from "eslint-plugin-react-hooks";
 import tseslint from "typescript-eslint";
@@ -36,7 +37,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ["scripts/**/*.mjs", "*.config.js"],
-    languageOptions: { globals: { process: "readonly", console: "readonly" } },
+    files: ["scripts/**/*.mjs", "bench/**/*.mjs", "*.config.js"],
+    languageOptions: { globals: globals.node },
   },
 );

@@ -1,0 +1,191 @@
+#!/usr/bin/env node
+// Uploads a 70 MB WAV through the built app (embedded defaults) and prints the
+// server's peak memory growth — once through the browser path (upload URL +
+// update-file-metadata, which copies the object to disk and probes it) and once
+// through the no-JavaScript form (multipart streamed to disk). Goal: ≤ 20 MiB.
+// Usage: npm run build && node bench/upload-memory.mjs
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+
+const PORT = Number(process.env.BENCH_PORT ?? 3400);
+const APP = `http://localhost:${PORT}`;
+const BYTES = 73_400_000;
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "skribent-bench-"));
+
+function wavHeader(dataBytes) {
+  const h = Buffer.alloc(44);
+  h.write("RIFF", 0);
+  h.writeUInt32LE(36 + dataBytes, 4);
+  h.write("WAVEfmt ", 8);
+  h.writeUInt32LE(16, 16);
+  h.writeUInt16LE(1, 20); // PCM
+  h.writeUInt16LE(1, 22); // mono
+  h.writeUInt32LE(16000, 24);
+  h.writeUInt32LE(32000, 28);
+  h.writeUInt16LE(2, 32);
+  h.writeUInt16LE(16, 34);
+  h.write("data", 36);
+  h.writeUInt32LE(dataBytes, 40);
+  return h;
+}
+
+function makeWav(file) {
+  const fd = fs.openSync(file, "w");
+  fs.writeSync(fd, wavHeader(BYTES - 44));
+  const chunk = Buffer.alloc(1 << 20);
+  for (let left = BYTES - 44; left > 0; left -= chunk.length) fs.writeSync(fd, chunk, 0, Math.min(left, chunk.length));
+  fs.closeSync(fd);
+}
+
+function rssKiB(pid) {
+  const status = fs.readFileSync(`/proc/${pid}/status`, "utf8");
+  return Number(/VmRSS:\s+(\d+)/.exec(status)[1]);
+}
+
+/** A tiny cookie jar and redirect follower: signs in through the development provider. */
+async function signIn(accountId) {
+  const jar = new Map();
+  const store = (url, response) => {
+    for (const line of response.headers.getSetCookie()) {
+      const [pair] = line.split(";");
+      const [name, ...rest] = pair.split("=");
+      jar.set(`${new URL(url).port}|${name}`, rest.join("="));
+    }
+  };
+  const cookies = (url) =>
+    [...jar]
+      .filter(([k]) => k.startsWith(`${new URL(url).port}|`))
+      .map(([k, v]) => `${k.split("|")[1]}=${v}`)
+      .join("; ");
+  let url = `${APP}/auth/start?redirectTo=%2F`;
+  let init = {};
+  for (let hop = 0; hop < 20; hop++) {
+    const response = await fetch(url, {
+      ...init,
+      redirect: "manual",
+      headers: { ...(init.headers ?? {}), cookie: cookies(url) },
+    });
+    store(url, response);
+    init = {};
+    const location = response.headers.get("location");
+    if (location) {
+      url = new URL(location, url).toString();
+      continue;
+    }
+    const html = await response.text();
+    const action = /<form[^>]*method="post"[^>]*action="([^"]+\/login)"/.exec(html)?.[1];
+    if (action) {
+      url = new URL(action.replace(/&amp;/g, "&"), url).toString();
+      init = {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: `accountId=${accountId}`,
+      };
+      continue;
+    }
+    if (new URL(url).pathname === "/auth/callback") return cookies(APP);
+    throw new Error(`sign-in stopped at ${url} (${response.status})`);
+  }
+  throw new Error("too many redirects");
+}
+
+async function measure(pid, work) {
+  const before = rssKiB(pid);
+  let peak = before;
+  const timer = setInterval(() => (peak = Math.max(peak, rssKiB(pid))), 20);
+  const started = performance.now();
+  await work();
+  clearInterval(timer);
+  peak = Math.max(peak, rssKiB(pid));
+  return { before, peak, seconds: (performance.now() - started) / 1000 };
+}
+
+async function main() {
+  const wav = path.join(dataDir, "big.wav");
+  makeWav(wav);
+  const server = spawn(process.execPath, ["node_modules/@remix-run/serve/dist/cli.js", "./build/index.js"], {
+    env: {
+      ...process.env,
+      PORT: String(PORT),
+      DEV_OIDC_PORT: String(PORT + 1),
+      APP_URL: APP,
+      DATA_DIR: path.join(dataDir, "app"),
+      APP_ENV: "test",
+      RATE_LIMIT_SIGNIN_PER_MINUTE: "1000",
+    },
+    stdio: ["ignore", "ignore", "inherit"],
+  });
+  try {
+    for (let i = 0; i < 200; i++) {
+      const ok = await fetch(`${APP}/resources/healthz`).then(
+        (r) => r.ok,
+        () => false,
+      );
+      if (ok) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const cookie = await signIn("anna-berger");
+    const json = (p, body) =>
+      fetch(`${APP}${p}`, {
+        method: "POST",
+        headers: { cookie, "content-type": "application/json" },
+        body: JSON.stringify(body),
+      }).then((r) => r.json());
+    const rows = [];
+
+    rows.push([
+      "upload URL + server check",
+      await measure(server.pid, async () => {
+        const slot = await json("/api/get-upload-url", {
+          file_name: "big.wav",
+          file_type: "audio/wav",
+          language_code: "de",
+        });
+        const put = await fetch(slot.url, {
+          method: "PUT",
+          headers: { "content-type": "audio/wav" },
+          body: fs.createReadStream(wav),
+          duplex: "half",
+        });
+        if (!put.ok) throw new Error(`PUT ${put.status}`);
+        const done = await json("/api/update-file-metadata", { s3_key: slot.key, metadata: {} });
+        if (!done.success) throw new Error(JSON.stringify(done));
+      }),
+    ]);
+
+    rows.push([
+      "form upload (no JavaScript)",
+      await measure(server.pid, async () => {
+        const form = new FormData();
+        form.set("audio", new Blob([fs.readFileSync(wav)], { type: "audio/wav" }), "big.wav");
+        form.set("language", "de-DE");
+        form.set("mode", "transcript");
+        const response = await fetch(`${APP}/?index`, {
+          method: "POST",
+          headers: { cookie },
+          body: form,
+          redirect: "manual",
+        });
+        if (response.status !== 302) throw new Error(`form upload answered ${response.status}`);
+      }),
+    ]);
+
+    console.log(`\nUpload of ${(BYTES / 1048576).toFixed(1)} MiB through the app (server RSS, KiB):`);
+    for (const [name, r] of rows)
+      console.log(
+        `  ${name.padEnd(30)} before ${r.before}  peak ${r.peak}  growth ${((r.peak - r.before) / 1024).toFixed(1)} MiB  in ${r.seconds.toFixed(1)} s`,
+      );
+    console.log("  goal: growth ≤ 20 MiB");
+  } finally {
+    server.kill("SIGTERM");
+    await new Promise((r) => server.once("exit", r));
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});
