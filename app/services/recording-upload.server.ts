@@ -51,6 +51,8 @@ export async function createRecordingFromUpload(args: {
   templateId: string | null;
   mode: TranscriptionMode;
   additionalContext: string;
+  /** Text already extracted from PDFs or patient records, stored with the recording. */
+  extraContext?: Array<{ kind: "pdf" | "patient_record"; text: string; sourceName?: string }>;
 }) {
   const { upload } = args;
   if (upload.tooLarge)
@@ -92,5 +94,8 @@ export async function createRecordingFromUpload(args: {
   });
   if (context.value)
     await addRecordingContext({ ownerId: args.userId, recordingId: id, kind: "text", text: context.value });
+  for (const extra of args.extraContext ?? []) {
+    await addRecordingContext({ ownerId: args.userId, recordingId: id, ...extra });
+  }
   return { id, key };
 }

@@ -88,8 +88,12 @@
   }
 
   form.addEventListener("submit", function (event) {
-    var file = form.querySelector('input[type="file"]').files[0];
+    var file = form.querySelector('input[name="audio"]').files[0];
     if (!file) return;
+    // PDFs or a patient record as context: the app reads them on the way, so the form goes through it.
+    var pdfs = form.querySelector('input[name="contextPdf"]');
+    var patient = form.querySelector('input[name="patientId"]');
+    if ((pdfs && pdfs.files.length) || (patient && patient.value.trim())) return;
     event.preventDefault();
     if (file.type.indexOf("audio/") !== 0 || TYPES.indexOf(file.type) < 0)
       return showError(msg("unsupported", { type: file.type || "unknown" }));

@@ -18,6 +18,8 @@ import {
   type TempUpload,
 } from "~/services/recording-upload.server";
 import { deleteAll, forceCleanup, renameFile, updateFileTags } from "~/services/recordings.server";
+import { fetchPatientContext, MAX_PDFS_PER_REQUEST } from "~/services/context-sources.server";
+import { extractPdfContext, PDF_LIMITS } from "~/services/pdf-text.server";
 import type { SessionUser } from "~/services/session.server";
 import { setToast } from "~/services/toast.server";
 
@@ -25,7 +27,7 @@ import { setToast } from "~/services/toast.server";
 // banner's message, translated; nothing already saved is touched.
 
 async function failure(request: Request, error: unknown, extra: Record<string, string> = {}) {
-  if (!(error instanceof DomainError) || error.kind !== "invalid") throw error;
+  if (!(error instanceof DomainError) || error.kind === "not_found") throw error;
   const t = await getFixedTFor(await getLanguage(request), ["common", "recordings", "templates"]);
   return json({ error: t(error.message, error.values), ...extra }, { status: 400 });
 }
@@ -37,8 +39,13 @@ async function done(key: Parameters<typeof setToast>[0]["key"], to = "/") {
 /** The upload without JavaScript: the file part is streamed to disk, never into memory. */
 export async function uploadIntent(user: SessionUser, request: Request) {
   let upload: TempUpload | null = null;
+  const pdfs: Array<{ name: string; data: Uint8Array }> = [];
   const handler = unstable_composeUploadHandlers(
     async (part) => {
+      if (part.name === "contextPdf" && part.filename) {
+        pdfs.push({ name: part.filename, data: await readCapped(part.data, PDF_LIMITS.maxBytes) });
+        return "received";
+      }
       if (part.name !== "audio" || !part.filename) return undefined;
       upload = await streamPartToTempFile(part);
       return "received";
@@ -55,6 +62,8 @@ export async function uploadIntent(user: SessionUser, request: Request) {
         { status: 400 },
       );
     }
+    // Context first: a PDF or patient-record failure stops before anything is saved.
+    const extraContext = await gatherContext(user, pdfs.slice(0, MAX_PDFS_PER_REQUEST), form.get("patientId"));
     const mode = String(form.get("mode") ?? "");
     const { id } = await createRecordingFromUpload({
       userId: user.id,
@@ -65,6 +74,7 @@ export async function uploadIntent(user: SessionUser, request: Request) {
         ? (mode as TranscriptionMode)
         : "transcript_and_letter",
       additionalContext: String(form.get("additionalContext") ?? ""),
+      extraContext,
     });
     await audit({
       userId: user.id,
@@ -81,6 +91,32 @@ export async function uploadIntent(user: SessionUser, request: Request) {
   } finally {
     discardTempUpload(upload);
   }
+}
+
+/** Reads a small part (a PDF) into memory up to `max` bytes; beyond that it is handed on empty. */
+async function readCapped(data: AsyncIterable<Uint8Array>, max: number) {
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of data) {
+    size += chunk.length;
+    if (size <= max) chunks.push(chunk);
+  }
+  return size > max ? new Uint8Array() : new Uint8Array(Buffer.concat(chunks));
+}
+
+async function gatherContext(user: SessionUser, pdfs: Array<{ name: string; data: Uint8Array }>, patientId: unknown) {
+  const extra: Array<{ kind: "pdf" | "patient_record"; text: string; sourceName?: string }> = [];
+  const chosen = pdfs.filter((pdf) => pdf.name && pdf.data.length > 0);
+  if (chosen.length > 0) {
+    const result = await extractPdfContext(chosen);
+    if (result.extracted_text)
+      extra.push({ kind: "pdf", text: result.extracted_text, sourceName: chosen.map((p) => p.name).join(", ") });
+  }
+  if (typeof patientId === "string" && patientId.trim()) {
+    const result = await fetchPatientContext({ userId: user.id, patientId });
+    if (result.extracted_text) extra.push({ kind: "patient_record", text: result.extracted_text });
+  }
+  return extra;
 }
 
 export async function renameIntent(user: SessionUser, form: FormData, request: Request, current: string | null) {

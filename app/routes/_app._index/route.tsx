@@ -9,6 +9,7 @@ import { findRecordingByKey } from "~/models/recording.server";
 import { recordingNumbers } from "~/models/recording-number";
 import { listWorkspaceRecordings } from "~/models/workspace.server";
 import { audit } from "~/services/audit.server";
+import { getConfig } from "~/services/config.server";
 import { DomainError } from "~/services/domain-error.server";
 import { getFixedTFor, getLanguage } from "~/services/i18n.server";
 import { getPlaybackUrl } from "~/services/recordings.server";
@@ -75,6 +76,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
     title: `${t("audio.title")} · Skribent`,
     language,
     tab: url.searchParams.get("tab") === "record" ? ("record" as const) : ("upload" as const),
+    patientRecords: !getConfig().flags.disableMfiles,
     recordings,
     selected: selected ?? null,
     dialog,
@@ -135,7 +137,12 @@ export default function AudioSection() {
           </Dismissible>
         </div>
       ) : null}
-      <UploadPanel tab={data.tab} language={data.language} templates={data.templates} />
+      <UploadPanel
+        tab={data.tab}
+        language={data.language}
+        templates={data.templates}
+        patientRecords={data.patientRecords}
+      />
       <RecordingList recordings={data.recordings} language={data.language} />
       {data.selected && data.dialog?.kind === "play" ? (
         <PlayerDialog recording={data.selected} playbackUrl={data.dialog.playbackUrl} />

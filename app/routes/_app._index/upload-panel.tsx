@@ -11,10 +11,13 @@ export function UploadPanel({
   tab,
   language,
   templates,
+  patientRecords,
 }: {
   tab: "record" | "upload";
   language: Language;
   templates: { system: TemplateChoice[]; custom: TemplateChoice[] };
+  /** Only when disable_mfiles is 0. */
+  patientRecords: boolean;
 }) {
   const { t } = useTranslation("recordings");
   const tabClass = (active: boolean) =>
@@ -138,6 +141,28 @@ export function UploadPanel({
                   className="mt-1 block w-full rounded border border-slate-300 px-2 py-1.5"
                 />
               </label>
+              <label className="mt-3 block text-xs text-slate-600">
+                {t("audio.contextPdfs")}
+                <input
+                  type="file"
+                  name="contextPdf"
+                  accept="application/pdf,.pdf"
+                  multiple
+                  className="mt-1 block w-full text-sm"
+                />
+              </label>
+              {patientRecords ? (
+                <label className="mt-3 block text-xs text-slate-600">
+                  {t("audio.patientId")}
+                  <input
+                    name="patientId"
+                    pattern="[A-Za-z0-9][A-Za-z0-9\-]{0,31}"
+                    maxLength={32}
+                    autoComplete="off"
+                    className="mt-1 block w-full rounded border border-slate-300 px-2 py-1.5 text-sm"
+                  />
+                </label>
+              ) : null}
             </details>
             <progress max={100} value={0} hidden aria-label={t("upload.progress")} className="w-full" />
             <button type="submit" className={button}>
