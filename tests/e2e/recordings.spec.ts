@@ -21,11 +21,11 @@ test("upload a WAV with template and context, rename, tag, play and delete it", 
   const form = page.locator("[data-upload-form]");
 
   // A PDF with a .wav name is refused by the server with the SPEC message.
-  await form.locator('input[type="file"]').setInputFiles(fakePdf);
+  await form.locator('input[name="audio"]').setInputFiles(fakePdf);
   await form.getByRole("button", { name: "Hochladen" }).click();
   await expect(page.locator("[data-upload-error]")).toContainText("application/pdf");
 
-  await form.locator('input[type="file"]').setInputFiles(wav);
+  await form.locator('input[name="audio"]').setInputFiles(wav);
   await form.getByLabel("SOAP-Notiz", { exact: true }).check();
   await form.getByText("Zusätzlicher Kontext (optional)").click();
   await form.locator('textarea[name="additionalContext"]').fill("Vorbefund: arterielle Hypertonie");
@@ -96,7 +96,7 @@ test.describe("phone-sized viewport", () => {
   test.use({ viewport: { width: 390, height: 800 } });
   test("recordings are cards", async ({ page }, info) => {
     await signIn(page, account(info.project.name));
-    await page.locator('[data-upload-form] input[type="file"]').setInputFiles(wav);
+    await page.locator('[data-upload-form] input[name="audio"]').setInputFiles(wav);
     await page.locator("[data-upload-form]").getByRole("button", { name: "Hochladen" }).click();
     await expect(page.locator("[data-recording-cards] li")).toHaveCount(1);
     await expect(page.locator("table")).toBeHidden();
