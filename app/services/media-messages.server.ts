@@ -52,3 +52,31 @@ export function formatDuration(totalSeconds: number) {
   const seconds = s % 60;
   return `${hours}:${String(minutes).padStart(2, "0")}:${String(seconds).padStart(2, "0")}`;
 }
+
+// The messages above are the SPEC's English text (the JSON API answers them as
+// they are); the screens translate them. Each one maps back to an i18n key in
+// "recordings" and its values, so both languages say exactly the same thing.
+const localisable: Array<[RegExp, string, string[]]> = [
+  [/^Invalid audio data: Empty file$/, "recordings:errors.audioEmpty", []],
+  [/^File is too large \((.+)\)\. Maximum size is (.+)\.$/, "recordings:errors.audioTooLarge", ["size", "maxFileSize"]],
+  [
+    /^File type "(.+)" is not supported\. Please upload only MP3, or WAV files\.$/,
+    "recordings:errors.audioTypeNotSupported",
+    ["type"],
+  ],
+  [/^Unsupported file type: (.+)\. Please upload MP3 or WAV files\.$/, "recordings:errors.unsupportedType", ["type"]],
+  [
+    /^Recording is too long \((.+)\)\. Maximum length is (.+)\.$/,
+    "recordings:errors.audioTooLong",
+    ["duration", "max"],
+  ],
+];
+
+/** The i18n key and values of one of the messages above (a fallback key that passes the text through otherwise). */
+export function localiseAudioMessage(message: string): { key: string; values: Record<string, string> } {
+  for (const [pattern, key, names] of localisable) {
+    const match = pattern.exec(message);
+    if (match) return { key, values: Object.fromEntries(names.map((name, i) => [name, match[i + 1]])) };
+  }
+  return { key: "recordings:errors.audioRejected", values: { message } };
+}

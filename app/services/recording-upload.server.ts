@@ -7,7 +7,7 @@ import type { TranscriptionMode } from "~/models/schema";
 import type { TemplateLanguage } from "~/models/template-rules";
 import { DomainError } from "./domain-error.server";
 import { MAX_AUDIO_BYTES, tooLargeMessage, validateAudioFile } from "./media-probe.server";
-import { MAX_DURATION_SECONDS } from "./recordings.server";
+import { audioRejected, MAX_DURATION_SECONDS } from "./recordings.server";
 import { getStorage, makeStorageKey } from "./storage.server";
 import { getUserStructure } from "./templates.server";
 
@@ -55,8 +55,7 @@ export async function createRecordingFromUpload(args: {
   extraContext?: Array<{ kind: "pdf" | "patient_record"; text: string; sourceName?: string }>;
 }) {
   const { upload } = args;
-  if (upload.tooLarge)
-    throw new DomainError("invalid", "recordings:errors.audioRejected", [], { message: tooLargeMessage(upload.size) });
+  if (upload.tooLarge) throw audioRejected(tooLargeMessage(upload.size));
   const context = checkAdditionalContext(args.additionalContext);
   if (!context.ok) throw new DomainError("invalid", context.message);
   if (args.templateId) {
@@ -68,8 +67,7 @@ export async function createRecordingFromUpload(args: {
     declaredType: upload.declaredType,
     maxDurationSeconds: MAX_DURATION_SECONDS,
   });
-  if (!result.ok)
-    throw new DomainError("invalid", "recordings:errors.audioRejected", [], { message: result.rejection.message });
+  if (!result.ok) throw audioRejected(result.rejection.message);
   const contentType = result.sniffed === "mp3" ? "audio/mpeg" : "audio/wav";
   const key = makeStorageKey({ ownerId: args.userId, area: "audio", extension: `.${result.sniffed}` });
   await getStorage().putFile({ key, path: upload.path, contentType });

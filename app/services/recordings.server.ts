@@ -26,6 +26,7 @@ import {
   tooLargeMessage,
   validateAudioFile,
 } from "./media-probe.server";
+import { localiseAudioMessage } from "./media-messages.server";
 import { getStorage, makeStorageKey } from "./storage.server";
 import { getUserStructure } from "./templates.server";
 
@@ -35,6 +36,12 @@ import { getUserStructure } from "./templates.server";
 // (owner, key), and anything else is a 404 before storage is touched.
 
 export const MAX_DURATION_SECONDS = 4 * 60 * 60;
+
+/** A rejected upload, with the audio check's message as a translatable key. */
+export function audioRejected(message: string) {
+  const { key, values } = localiseAudioMessage(message);
+  return new DomainError("invalid", key, [], values);
+}
 
 async function requireRecording(ownerId: string, key: unknown) {
   if (typeof key !== "string" || !key.trim()) throw new DomainError("invalid", "recordings:errors.fileKeyRequired");
@@ -92,7 +99,7 @@ export async function confirmUpload({ userId, key }: { userId: string; key: unkn
   const early = head.size === 0 ? EMPTY_FILE_MESSAGE : head.size > MAX_AUDIO_BYTES ? tooLargeMessage(head.size) : null;
   if (early) {
     await rejectUpload(userId, recording.id, recording.storage_key);
-    throw new DomainError("invalid", "recordings:errors.audioRejected", [], { message: early });
+    throw audioRejected(early);
   }
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "skribent-probe-"));
   const file = path.join(dir, "upload");
@@ -106,7 +113,7 @@ export async function confirmUpload({ userId, key }: { userId: string; key: unkn
     });
     if (!result.ok) {
       await rejectUpload(userId, recording.id, recording.storage_key);
-      throw new DomainError("invalid", "recordings:errors.audioRejected", [], { message: result.rejection.message });
+      throw audioRejected(result.rejection.message);
     }
     await updateRecording({
       ownerId: userId,

@@ -57,10 +57,7 @@ export async function uploadIntent(user: SessionUser, request: Request) {
     const received = upload as TempUpload | null;
     if (!received || received.size === 0) {
       const t = await getFixedTFor(await getLanguage(request), ["recordings"]);
-      return json(
-        { error: t("recordings:errors.audioRejected", { message: "Invalid audio data: Empty file" }) },
-        { status: 400 },
-      );
+      return json({ error: t("recordings:errors.audioEmpty") }, { status: 400 });
     }
     // Context first: a PDF or patient-record failure stops before anything is saved.
     const extraContext = await gatherContext(user, pdfs.slice(0, MAX_PDFS_PER_REQUEST), form.get("patientId"));
