@@ -23,26 +23,6 @@ export async function getSectionCounts({ ownerId }: { ownerId: string }) {
   return { audio: recordings.audio, transcriptions: recordings.transcriptions, arztbriefe: letters.arztbriefe };
 }
 
-export async function listWorkspaceRecordings({ ownerId }: { ownerId: string }) {
-  return getDb()
-    .selectFrom("recordings")
-    .where("owner_id", "=", ownerId)
-    .where("upload_status", "=", "ready")
-    .select([
-      "id",
-      "storage_key",
-      "original_filename",
-      "display_name",
-      "transcription_status",
-      "medical_letter_status",
-      "transcript_key",
-      "tags",
-      "created_at",
-    ])
-    .orderBy("created_at", "desc")
-    .execute();
-}
-
 export async function listTranscribedRecordings({ ownerId }: { ownerId: string }) {
   return getDb()
     .selectFrom("recordings")

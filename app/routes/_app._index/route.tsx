@@ -5,9 +5,8 @@ import { Dismissible } from "~/components/shell/dismissible";
 import type { RouteHandle } from "~/components/page-scripts";
 import { SectionHeader } from "~/components/ui/section";
 import { toTemplateLanguage } from "~/i18n";
-import { findRecordingByKey } from "~/models/recording.server";
+import { findRecordingByKey, listReadyRecordings } from "~/models/recording.server";
 import { recordingNumbers } from "~/models/recording-number";
-import { listWorkspaceRecordings } from "~/models/workspace.server";
 import { audit } from "~/services/audit.server";
 import { getConfig } from "~/services/config.server";
 import { DomainError } from "~/services/domain-error.server";
@@ -36,7 +35,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const t = await getFixedTFor(language, ["common", "recordings"]);
   const templateLanguage = toTemplateLanguage(language);
   const [rows, templates] = await Promise.all([
-    listWorkspaceRecordings({ ownerId: user.id }),
+    listReadyRecordings({ ownerId: user.id }),
     listUserTemplates({ userId: user.id, language: templateLanguage }),
   ]);
   const numbers = recordingNumbers(rows.map((r) => r.storage_key));
