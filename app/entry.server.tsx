@@ -27,7 +27,7 @@ export default async function handleRequest(
   const nonce = createNonce();
   const detected = await remixI18next.getLocale(request);
   const language = isLanguage(detected) ? detected : fallbackLanguage;
-  const i18n = await createI18n(language, remixI18next.getRouteNamespaces(remixContext));
+  const i18n = await createI18n(language);
   applySecurityHeaders(responseHeaders, {
     appUrl: config.appUrl,
     nonce,

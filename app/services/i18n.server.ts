@@ -57,17 +57,28 @@ export async function getT(request: Request, ns: string | string[] = "common") {
 }
 
 export async function getFixedTFor(language: Language, ns: string | string[] = "common") {
-  const instance = await createI18n(language, Array.isArray(ns) ? ns : [ns]);
+  const instance = await createI18n(language);
   return instance.getFixedT(language, ns);
 }
 
-export async function createI18n(language: Language, namespaces: string[]): Promise<I18n> {
-  const instance = createInstance();
-  await instance.init({
-    ...i18nOptions,
-    lng: language,
-    ns: namespaces.length > 0 ? namespaces : ["common"],
-    resources: loadResources(),
-  });
+// One initialised instance per language, built on first use: the resources are
+// fixed for the life of the process and nothing changes an instance's language
+// on the server, so requests share it instead of initialising i18next each time.
+const instances = new Map<Language, Promise<I18n>>();
+
+export function createI18n(language: Language): Promise<I18n> {
+  let instance = instances.get(language);
+  if (!instance) {
+    const created = createInstance();
+    instance = created
+      .init({
+        ...i18nOptions,
+        lng: language,
+        ns: Object.keys(loadResources()[language] ?? {}),
+        resources: loadResources(),
+      })
+      .then(() => created);
+    instances.set(language, instance);
+  }
   return instance;
 }
