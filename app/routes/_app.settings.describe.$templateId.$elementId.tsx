@@ -1,13 +1,12 @@
-import { json, redirect, type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-run/node";
+import { json, type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { Modal } from "~/components/ui/modal";
 import { DESCRIPTION_WARN_ABOVE, elementInputSchema, MAX_DESCRIPTION } from "~/models/template-rules";
-import { audit } from "~/services/audit.server";
 import { saveUserStructure } from "~/services/templates.server";
 import { requireUserTemplate } from "./_app.settings/context.server";
+import { templateChanged, withFailureMessage } from "./_app.settings/queries.server";
 import { settingsUrl } from "./_app.settings/urls";
-import { setToast } from "~/services/toast.server";
 
 // The element-description dialog (SPEC §2): one section's description, with
 // its counter; saved through the same rules as the whole structure.
@@ -35,18 +34,10 @@ export async function action({ request, params }: ActionFunctionArgs) {
     name: e.name,
     description: e.id === element.id ? checked.data : e.description,
   }));
-  await saveUserStructure({ userId: user.id, templateId, language, elements, prompt: structure.prompt });
-  await audit({
-    userId: user.id,
-    action: "template.structure.save",
-    entityType: "template",
-    entityId: templateId,
-    outcome: "success",
-    request,
-  });
-  throw redirect(settingsUrl(language, templateId), {
-    headers: { "Set-Cookie": await setToast({ type: "success", key: "templates:toast.structureSaved" }) },
-  });
+  await withFailureMessage("templates:errors.saveStructure", language, () =>
+    saveUserStructure({ userId: user.id, templateId, language, elements, prompt: structure.prompt }),
+  );
+  return templateChanged(user, request, { templateId, language, action: "save" });
 }
 
 export default function DescribeElement() {

@@ -61,33 +61,33 @@ export async function saveStructureIntent(
     }
     throw error;
   }
+  return templateChanged(user, request, { templateId, language, action: "save" });
+}
+
+/** After a structure was saved or reset: the audit row, then back to the open card with its message. */
+export async function templateChanged(
+  user: SessionUser,
+  request: Request,
+  args: { templateId: string; language: TemplateLanguage; action: "save" | "reset" },
+): Promise<never> {
   await audit({
     userId: user.id,
-    action: "template.structure.save",
+    action: `template.structure.${args.action}`,
     entityType: "template",
-    entityId: templateId,
+    entityId: args.templateId,
     outcome: "success",
     request,
   });
-  throw redirect(settingsUrl(language, templateId), {
-    headers: { "Set-Cookie": await setToast({ type: "success", key: "templates:toast.structureSaved" }) },
+  const key = args.action === "save" ? "templates:toast.structureSaved" : "templates:toast.structureReset";
+  throw redirect(settingsUrl(args.language, args.templateId), {
+    headers: { "Set-Cookie": await setToast({ type: "success", key }) },
   });
 }
 
 export async function resetIntent(user: SessionUser, form: FormData, language: TemplateLanguage, request: Request) {
   const templateId = String(form.get("templateId") ?? "");
   await resetUserStructure({ userId: user.id, templateId, language });
-  await audit({
-    userId: user.id,
-    action: "template.structure.reset",
-    entityType: "template",
-    entityId: templateId,
-    outcome: "success",
-    request,
-  });
-  throw redirect(settingsUrl(language, templateId), {
-    headers: { "Set-Cookie": await setToast({ type: "success", key: "templates:toast.structureReset" }) },
-  });
+  return templateChanged(user, request, { templateId, language, action: "reset" });
 }
 
 export async function ragIntent(user: SessionUser, form: FormData, language: TemplateLanguage, request: Request) {
