@@ -1,14 +1,10 @@
-import type { ActionFunctionArgs } from "@remix-run/node";
-import { ApiError, apiJson, apiRoute, readJsonBody, requireApiUser } from "~/services/api.server";
+import { apiJson, apiPost } from "~/services/api.server";
 import { audit } from "~/services/audit.server";
 import { fetchPatientContext } from "~/services/context-sources.server";
 
 // SPEC §7 POST /api/extract-mfiles-pdf-context { patient_id } → { success, extracted_text, pdfs_processed }.
 // Refused unless disable_mfiles is 0; rate-limited per user; audited without the patient id.
-export const action = apiRoute(async ({ request }: ActionFunctionArgs) => {
-  const user = await requireApiUser(request);
-  if (request.method !== "POST") throw new ApiError(405, "Method not allowed");
-  const body = await readJsonBody(request);
+export const action = apiPost(async ({ request, user, body }) => {
   try {
     const result = await fetchPatientContext({ userId: user.id, patientId: body.patient_id });
     await audit({

@@ -1,14 +1,10 @@
-import type { ActionFunctionArgs } from "@remix-run/node";
-import { ApiError, apiJson, apiRoute, readJsonBody, requireApiUser } from "~/services/api.server";
+import { apiJson, apiPost } from "~/services/api.server";
 import { audit } from "~/services/audit.server";
 import { createUploadSlot } from "~/services/recordings.server";
 
 // SPEC §7 POST /api/get-upload-url { file_name, file_type, language_code, additional_context? }
 // → { url, key, record_id, context_uploaded }. The key is made on the server.
-export const action = apiRoute(async ({ request }: ActionFunctionArgs) => {
-  const user = await requireApiUser(request);
-  if (request.method !== "POST") throw new ApiError(405, "Method not allowed");
-  const body = await readJsonBody(request);
+export const action = apiPost(async ({ request, user, body }) => {
   const slot = await createUploadSlot({
     userId: user.id,
     fileName: body.file_name,

@@ -1,13 +1,9 @@
-import type { ActionFunctionArgs } from "@remix-run/node";
-import { ApiError, apiJson, apiRoute, readJsonBody, requireApiUser } from "~/services/api.server";
+import { apiJson, apiPost } from "~/services/api.server";
 import { audit } from "~/services/audit.server";
 import { renameFile } from "~/services/recordings.server";
 
 // SPEC §7 POST /api/rename-file { s3_key, display_name }
-export const action = apiRoute(async ({ request }: ActionFunctionArgs) => {
-  const user = await requireApiUser(request);
-  if (request.method !== "POST") throw new ApiError(405, "Method not allowed");
-  const body = await readJsonBody(request);
+export const action = apiPost(async ({ request, user, body }) => {
   const result = await renameFile({ userId: user.id, key: body.s3_key, displayName: body.display_name });
   await audit({
     userId: user.id,

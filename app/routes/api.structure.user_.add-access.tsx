@@ -1,14 +1,10 @@
-import type { ActionFunctionArgs } from "@remix-run/node";
-import { ApiError, apiJson, apiRoute, readJsonBody, requireApiUser } from "~/services/api.server";
+import { apiJson, apiPost } from "~/services/api.server";
 import { audit } from "~/services/audit.server";
 import { languageFromParam, requiredText } from "~/services/structure-api.server";
 import { addTemplateAccess } from "~/services/templates.server";
 
 // SPEC §7 POST /api/structure/user/add-access { template_id, language_code }
-export const action = apiRoute(async ({ request }: ActionFunctionArgs) => {
-  const user = await requireApiUser(request);
-  if (request.method !== "POST") throw new ApiError(405, "Method not allowed");
-  const body = await readJsonBody(request);
+export const action = apiPost(async ({ request, user, body }) => {
   const templateId = requiredText(body.template_id);
   await addTemplateAccess({ userId: user.id, templateId, language: languageFromParam(body.language_code) });
   await audit({

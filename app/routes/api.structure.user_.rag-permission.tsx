@@ -1,6 +1,6 @@
-import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
+import type { LoaderFunctionArgs } from "@remix-run/node";
 import { getRagAgreed, setRagAgreed } from "~/models/template.server";
-import { ApiError, apiJson, apiRoute, readJsonBody, requireApiUser } from "~/services/api.server";
+import { ApiError, apiJson, apiPost, apiRoute, requireApiUser } from "~/services/api.server";
 import { audit } from "~/services/audit.server";
 
 // SPEC §7 GET/POST /api/structure/user/rag-permission — the user's data-use consent.
@@ -9,10 +9,7 @@ export const loader = apiRoute(async ({ request }: LoaderFunctionArgs) => {
   return apiJson({ rag_agreed: await getRagAgreed({ userId: user.id }) });
 });
 
-export const action = apiRoute(async ({ request }: ActionFunctionArgs) => {
-  const user = await requireApiUser(request);
-  if (request.method !== "POST") throw new ApiError(405, "Method not allowed");
-  const body = await readJsonBody(request);
+export const action = apiPost(async ({ request, user, body }) => {
   if (typeof body.rag_agreed !== "boolean") throw new ApiError(400, "rag_agreed must be true or false");
   await setRagAgreed({ userId: user.id, agreed: body.rag_agreed });
   await audit({

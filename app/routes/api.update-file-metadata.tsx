@@ -1,14 +1,10 @@
-import type { ActionFunctionArgs } from "@remix-run/node";
-import { ApiError, apiJson, apiRoute, readJsonBody, requireApiUser } from "~/services/api.server";
+import { apiJson, apiPost } from "~/services/api.server";
 import { audit } from "~/services/audit.server";
 import { updateFileMetadata } from "~/services/recordings.server";
 
 // SPEC §7 POST /api/update-file-metadata { s3_key, metadata }. The first call after
 // the upload is where the server checks the stored bytes (type, size, probe).
-export const action = apiRoute(async ({ request }: ActionFunctionArgs) => {
-  const user = await requireApiUser(request);
-  if (request.method !== "POST") throw new ApiError(405, "Method not allowed");
-  const body = await readJsonBody(request);
+export const action = apiPost(async ({ request, user, body }) => {
   try {
     const result = await updateFileMetadata({ userId: user.id, key: body.s3_key, metadata: body.metadata });
     await audit({

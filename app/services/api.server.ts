@@ -74,6 +74,24 @@ export async function readJsonBody(request: Request): Promise<Record<string, unk
   return body as Record<string, unknown>;
 }
 
+export type ApiUser = Awaited<ReturnType<typeof requireApiUser>>;
+
+/**
+ * A SPEC §7 POST: authorize first, then the method, then the JSON body (skipped
+ * with `{ body: false }` for calls whose parameters are in the query).
+ */
+export function apiPost(
+  handler: (args: { request: Request; user: ApiUser; body: Record<string, unknown> }) => Promise<Response>,
+  options: { body?: boolean } = {},
+) {
+  return apiRoute(async ({ request }: { request: Request }) => {
+    const user = await requireApiUser(request);
+    if (request.method !== "POST") throw new ApiError(405, "Method not allowed");
+    const body = options.body === false ? {} : await readJsonBody(request);
+    return handler({ request, user, body });
+  });
+}
+
 /** Wraps an API loader/action: maps ApiError and unexpected failures to JSON. */
 export function apiRoute<A extends { request: Request }>(handler: (args: A) => Promise<Response>) {
   return async (args: A) => {
