@@ -56,6 +56,18 @@ export function recordingsApiSuite(storage: "local" | "s3") {
     );
   }
 
+  /** A fresh upload slot for a WAV, as get-upload-url answers it. */
+  async function requestSlot(client: Client, fileName: string) {
+    const response = await callRoute(
+      uploadUrlAction,
+      client("/api/get-upload-url", {
+        method: "POST",
+        json: { file_name: fileName, file_type: "audio/wav", language_code: "de" },
+      }),
+    );
+    return response.json();
+  }
+
   /** get-upload-url → PUT the bytes → update-file-metadata, like the browser does. */
   async function upload(client: Client, file: string, type = "audio/wav", metadata: Record<string, unknown> = {}) {
     const slot = await callRoute(
@@ -181,15 +193,7 @@ export function recordingsApiSuite(storage: "local" | "s3") {
 
     it("removes upload slots never confirmed after a day, with their objects", async () => {
       const anna = await as("anna-berger");
-      const slot = await (
-        await callRoute(
-          uploadUrlAction,
-          anna("/api/get-upload-url", {
-            method: "POST",
-            json: { file_name: "x.wav", file_type: "audio/wav", language_code: "de" },
-          }),
-        )
-      ).json();
+      const slot = await requestSlot(anna, "x.wav");
       await putBytes(slot.url, fs.readFileSync(wav), "audio/wav");
       await runExpireSessions(new Date(Date.now() + 23 * 3_600_000));
       expect(await getStorage().head(slot.key)).not.toBeNull();
@@ -203,15 +207,7 @@ export function recordingsApiSuite(storage: "local" | "s3") {
 
     it("rejects an object of 73,400,321 bytes by its stored size, before reading it", async () => {
       const anna = await as("anna-berger");
-      const slot = await (
-        await callRoute(
-          uploadUrlAction,
-          anna("/api/get-upload-url", {
-            method: "POST",
-            json: { file_name: "lang.wav", file_type: "audio/wav", language_code: "de" },
-          }),
-        )
-      ).json();
+      const slot = await requestSlot(anna, "lang.wav");
       // As if a client had bypassed the upload URL's own limit (S3 cannot enforce one on a presigned PUT).
       await getStorage().put({ key: slot.key, body: Readable.from(zeroChunks(73_400_321)), contentType: "audio/wav" });
       const confirmed = await callRoute(
