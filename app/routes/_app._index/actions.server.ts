@@ -60,7 +60,9 @@ export async function uploadIntent(user: SessionUser, request: Request) {
       return json({ error: t("recordings:errors.audioEmpty") }, { status: 400 });
     }
     // Context first: a PDF or patient-record failure stops before anything is saved.
-    const extraContext = await gatherContext(user, pdfs.slice(0, MAX_PDFS_PER_REQUEST), form.get("patientId"));
+    if (pdfs.length > MAX_PDFS_PER_REQUEST)
+      throw new DomainError("invalid", "recordings:errors.tooManyPdfs", [], { max: String(MAX_PDFS_PER_REQUEST) });
+    const extraContext = await gatherContext(user, pdfs, form.get("patientId"));
     const mode = String(form.get("mode") ?? "");
     const { id } = await createRecordingFromUpload({
       userId: user.id,
