@@ -47,7 +47,21 @@ export async function startSession(args: { userId: string; idToken: string | nul
   return sessionCookie().serialize(id);
 }
 
-export async function readSession(request: Request, now = new Date()): Promise<SessionState> {
+// The layout and the page loaders of one request each authorize first; the
+// session is looked up once per request object, not once per loader.
+const perRequest = new WeakMap<Request, Promise<SessionState>>();
+
+export function readSession(request: Request, now?: Date): Promise<SessionState> {
+  if (now) return lookUpSession(request, now);
+  let state = perRequest.get(request);
+  if (!state) {
+    state = lookUpSession(request, new Date());
+    perRequest.set(request, state);
+  }
+  return state;
+}
+
+async function lookUpSession(request: Request, now: Date): Promise<SessionState> {
   const id = await sessionCookie().parse(request.headers.get("Cookie"));
   if (typeof id !== "string" || id.length < 20) return { kind: "none" };
   const idHash = hashSessionId(id);
