@@ -5,7 +5,17 @@ import reactHooks from "eslint-plugin-react-hooks";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["build/**", "public/build/**", "data/**", "node_modules/**", "test-results/**", "playwright-report/**"] },
+  {
+    ignores: [
+      "build/**",
+      "public/build/**",
+      "public/pe/**",
+      "data/**",
+      "node_modules/**",
+      "test-results/**",
+      "playwright-report/**",
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -22,7 +32,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ["public/pe/**/*.js"],
+    files: ["app/pe/**/*.js"],
     languageOptions: {
       sourceType: "script",
       globals: {
@@ -33,6 +43,9 @@ export default tseslint.config(
         XMLHttpRequest: "readonly",
         FormData: "readonly",
         setTimeout: "readonly",
+        clearTimeout: "readonly",
+        Event: "readonly",
+        AbortController: "readonly",
       },
     },
   },

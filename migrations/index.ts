@@ -2,6 +2,7 @@ import type { Migration } from "kysely";
 import * as m0001 from "./0001_create_foundation";
 import * as m0002 from "./0002_create_templates";
 import * as m0003 from "./0003_recording_uploads";
+import * as m0004 from "./0004_multipart_uploads";
 
 // Static imports: kysely's FileMigrationProvider cannot import .ts under plain
 // Node (STACK-NOTES pitfall 5). Append new migrations here, in order.
@@ -9,4 +10,5 @@ export const migrations: Record<string, Migration> = {
   "0001_create_foundation": m0001,
   "0002_create_templates": m0002,
   "0003_recording_uploads": m0003,
+  "0004_multipart_uploads": m0004,
 };

@@ -2,7 +2,7 @@ import type { UIMatch } from "@remix-run/react";
 
 // Route handles declare what a page needs in the browser (ADR 0006):
 // `island: true` hydrates the whole page; otherwise `scripts` names plain,
-// nonce'd progressive-enhancement scripts from public/pe/ (≤ 5 KiB gzip per page,
+// nonce'd progressive-enhancement scripts from app/pe/, served minified from public/pe/ (≤ 5 KiB gzip per page,
 // measured by tests/e2e/js-budget.spec.ts). Pages must work without them.
 export type RouteHandle = {
   i18n?: string[];

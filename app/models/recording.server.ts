@@ -19,6 +19,10 @@ const fileColumns = [
   "size_bytes",
   "duration_seconds",
   "created_at",
+  "multipart_upload_id",
+  "multipart_part_size",
+  "multipart_part_count",
+  "declared_size",
 ] as const;
 
 export async function findRecordingByKey({ ownerId, key }: { ownerId: string; key: string }) {
@@ -46,6 +50,7 @@ export async function insertUploadSlot(args: {
   originalFilename: string;
   languageCode: string;
   declaredType: string;
+  multipart?: { uploadId: string; partSize: number; partCount: number; declaredSize: number };
 }) {
   return getDb()
     .insertInto("recordings")
@@ -57,6 +62,10 @@ export async function insertUploadSlot(args: {
       declared_type: args.declaredType,
       upload_status: "awaiting_upload",
       tags: "[]",
+      multipart_upload_id: args.multipart?.uploadId ?? null,
+      multipart_part_size: args.multipart?.partSize ?? null,
+      multipart_part_count: args.multipart?.partCount ?? null,
+      declared_size: args.multipart?.declaredSize ?? null,
     })
     .returning("id")
     .executeTakeFirstOrThrow();
@@ -78,6 +87,9 @@ export async function updateRecording(args: {
     transcription_status: "pending";
     transcript_key: null;
     medical_letter_status: "pending";
+    multipart_upload_id: null;
+    multipart_part_size: null;
+    multipart_part_count: null;
   }>;
 }) {
   await getDb()
@@ -135,6 +147,6 @@ export async function listStaleUploadSlots({ before }: { before: Date }) {
     .selectFrom("recordings")
     .where("upload_status", "=", "awaiting_upload")
     .where("created_at", "<", before)
-    .select(["id", "owner_id", "storage_key"])
+    .select(["id", "owner_id", "storage_key", "multipart_upload_id"])
     .execute();
 }

@@ -94,6 +94,10 @@ export interface RecordingsTable {
   size_bytes: ColumnType<string | null, number | null | undefined, number | null>;
   duration_seconds: number | null;
   audio_format: string | null;
+  multipart_upload_id: string | null;
+  multipart_part_size: number | null;
+  multipart_part_count: number | null;
+  declared_size: ColumnType<string | null, number | null | undefined, number | null>;
 }
 
 export interface RecordingContextTable {

@@ -80,20 +80,31 @@ export async function action({ request, params }: ActionFunctionArgs) {
     searchParams: new URL(request.url).searchParams,
   });
   if (!verdict.ok) return problem(403, verdict.detail);
-  // Like S3 with a signed Content-Type: the upload must declare exactly the type the server allowed.
-  if (verdict.contentType === undefined || request.headers.get("Content-Type") !== verdict.contentType) {
-    return problem(403, "Content-Type does not match the signed upload URL");
-  }
 
   const declaredLength = request.headers.get("Content-Length");
   if (declaredLength !== null && Number(declaredLength) > storage.maxUploadBytes) {
     return problem(413, "Upload too large");
   }
+  const body = request.body ?? new Uint8Array(0);
+
+  if (verdict.part) {
+    // One part of a multipart upload (S3 UploadPart): no Content-Type, the upload's own type applies.
+    const part = await storage.writePart({ key, ...verdict.part, body, maxBytes: storage.maxUploadBytes });
+    if (!part.ok && part.reason === "no_such_upload") return problem(404, "No such upload");
+    if (!part.ok) return problem(413, "Upload too large");
+    return new Response(null, { status: 200, headers: { ETag: part.etag, "Cache-Control": NO_STORE } });
+  }
+
+  // Like S3 with a signed Content-Type: the upload must declare exactly the type the server allowed.
+  if (verdict.contentType === undefined || request.headers.get("Content-Type") !== verdict.contentType) {
+    return problem(403, "Content-Type does not match the signed upload URL");
+  }
+
   const result = await storage.write({
     key,
     contentType: verdict.contentType,
     // S3 accepts empty objects too; whether an empty file is acceptable is the caller's rule, not storage's.
-    body: request.body ?? new Uint8Array(0),
+    body,
     maxBytes: storage.maxUploadBytes,
   });
   if (!result.ok) return problem(413, "Upload too large");

@@ -43,21 +43,23 @@ export function audioRejected(message: string) {
   return new DomainError("invalid", key, [], values);
 }
 
-async function requireRecording(ownerId: string, key: unknown) {
+export async function requireRecording(ownerId: string, key: unknown) {
   if (typeof key !== "string" || !key.trim()) throw new DomainError("invalid", "recordings:errors.fileKeyRequired");
   const recording = await findRecordingByKey({ ownerId, key: key.trim() });
   if (!recording) throw new DomainError("not_found", "recordings:errors.recordingNotFound");
   return recording;
 }
 
-/** SPEC §7 get-upload-url: a slot, a short-lived PUT URL, and the context if any. */
-export async function createUploadSlot(args: {
+export type SlotRequest = {
   userId: string;
   fileName: unknown;
   fileType: unknown;
   languageCode: unknown;
   additionalContext?: unknown;
-}) {
+};
+
+/** The checks and the server-made key every upload slot starts with. */
+export function planSlot(args: SlotRequest) {
   const type = typeof args.fileType === "string" ? args.fileType.trim().toLowerCase() : "";
   if (!(ACCEPTED_AUDIO_TYPES as readonly string[]).includes(type)) {
     throw new DomainError("invalid", "recordings:errors.unsupportedType", [], { type: type || "unknown" });
@@ -70,18 +72,35 @@ export async function createUploadSlot(args: {
     area: "audio",
     extension: type === "audio/mpeg" ? ".mp3" : ".wav",
   });
+  return { type, key, language, context: context.value, originalFilename: sanitiseFileName(args.fileName) };
+}
+
+/** Records the slot (and its context) for a planned upload. */
+export async function insertSlot(
+  userId: string,
+  plan: ReturnType<typeof planSlot>,
+  multipart?: Parameters<typeof insertUploadSlot>[0]["multipart"],
+) {
   const { id } = await insertUploadSlot({
-    ownerId: args.userId,
-    key,
-    originalFilename: sanitiseFileName(args.fileName),
-    languageCode: language,
-    declaredType: type,
+    ownerId: userId,
+    key: plan.key,
+    originalFilename: plan.originalFilename,
+    languageCode: plan.language,
+    declaredType: plan.type,
+    multipart,
   });
-  if (context.value) {
-    await addRecordingContext({ ownerId: args.userId, recordingId: id, kind: "text", text: context.value });
+  if (plan.context) {
+    await addRecordingContext({ ownerId: userId, recordingId: id, kind: "text", text: plan.context });
   }
-  const upload = await getStorage().createUploadUrl({ key, contentType: type });
-  return { url: upload.url, headers: upload.headers, key, record_id: id, context_uploaded: Boolean(context.value) };
+  return { id, contextUploaded: Boolean(plan.context) };
+}
+
+/** SPEC §7 get-upload-url: a slot, a short-lived PUT URL, and the context if any. */
+export async function createUploadSlot(args: SlotRequest) {
+  const plan = planSlot(args);
+  const { id, contextUploaded } = await insertSlot(args.userId, plan);
+  const upload = await getStorage().createUploadUrl({ key: plan.key, contentType: plan.type });
+  return { url: upload.url, headers: upload.headers, key: plan.key, record_id: id, context_uploaded: contextUploaded };
 }
 
 /**
@@ -244,6 +263,9 @@ export async function deleteAll(args: { userId: string; key: unknown }) {
   const keys = [recording.storage_key, recording.transcript_key, ...letters.map((l) => l.storage_key)].filter(
     (k): k is string => Boolean(k),
   );
+  if (recording.multipart_upload_id) {
+    await storage.abortMultipartUpload({ key: recording.storage_key, uploadId: recording.multipart_upload_id });
+  }
   for (const key of keys) await storage.delete(key);
   await deleteLettersOfRecording({ ownerId: args.userId, recordingId: recording.id });
   await deleteRecordingRow({ ownerId: args.userId, id: recording.id }); // context rows cascade
@@ -283,6 +305,9 @@ export async function deleteStaleUploads(now = new Date()) {
   const storage = getStorage();
   const slots = await listStaleUploadSlots({ before });
   for (const slot of slots) {
+    if (slot.multipart_upload_id) {
+      await storage.abortMultipartUpload({ key: slot.storage_key, uploadId: slot.multipart_upload_id });
+    }
     await storage.delete(slot.storage_key);
     await deleteRecordingRow({ ownerId: slot.owner_id, id: slot.id });
   }

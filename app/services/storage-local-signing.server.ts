@@ -3,14 +3,36 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 // Signed URLs of the local object store: what the store hands out in place of S3 presigned URLs, and the check
 // the storage route runs before it serves or accepts any bytes.
 
-export type LocalSignatureResult = { ok: true; contentType: string | undefined } | { ok: false; detail: string };
+/** A part of a multipart upload: signed into the URL, so a URL for one part cannot write another. */
+export type LocalPartTarget = { uploadId: string; partNumber: number };
+
+export type LocalSignatureResult =
+  { ok: true; contentType: string | undefined; part: LocalPartTarget | undefined } | { ok: false; detail: string };
 
 export const LOCAL_STORAGE_ROUTE_PREFIX = "/resources/storage/";
 export const INVALID_SIGNATURE_DETAIL = "Invalid or expired signature";
 
-function stringToSign(method: "GET" | "PUT", key: string, exp: string, contentType: string): string {
+function stringToSign(
+  method: "GET" | "PUT",
+  key: string,
+  exp: string,
+  contentType: string,
+  part: LocalPartTarget | undefined,
+): string {
   // Newline-separated so no field can shift into another (keys and content types never contain "\n").
-  return `${method}\n${key}\n${exp}\n${contentType}`;
+  const base = `${method}\n${key}\n${exp}\n${contentType}`;
+  return part ? `${base}\npart\n${part.uploadId}\n${part.partNumber}` : base;
+}
+
+const UPLOAD_ID_PATTERN = /^[A-Za-z0-9-]{1,64}$/;
+
+function partFrom(searchParams: URLSearchParams): LocalPartTarget | undefined | "malformed" {
+  const uploadId = searchParams.get("uploadId");
+  const partNumber = searchParams.get("partNumber");
+  if (uploadId === null && partNumber === null) return undefined;
+  if (uploadId === null || partNumber === null) return "malformed";
+  if (!UPLOAD_ID_PATTERN.test(uploadId) || !/^[1-9]\d{0,4}$/.test(partNumber)) return "malformed";
+  return { uploadId, partNumber: Number(partNumber) };
 }
 
 function sign(secret: string, value: string): string {
@@ -25,12 +47,17 @@ export function createLocalSignedUrl(args: {
   key: string;
   expiresInSeconds: number;
   contentType: string;
+  part?: LocalPartTarget;
 }): string {
-  const { method, key, contentType } = args;
+  const { method, key, contentType, part } = args;
   const exp = String(Math.floor(Date.now() / 1000) + args.expiresInSeconds);
   const query = new URLSearchParams({ m: method, exp });
   if (contentType !== "") query.set("ct", contentType);
-  query.set("sig", sign(args.secret, stringToSign(method, key, exp, contentType)));
+  if (part) {
+    query.set("uploadId", part.uploadId);
+    query.set("partNumber", String(part.partNumber));
+  }
+  query.set("sig", sign(args.secret, stringToSign(method, key, exp, contentType, part)));
   // Key segments use a URL-safe alphabet, so the path needs no escaping and matches the route's splat.
   return `${args.baseUrl}${LOCAL_STORAGE_ROUTE_PREFIX}${key}?${query.toString()}`;
 }
@@ -52,13 +79,16 @@ export function verifyLocalSignature(args: {
   const exp = searchParams.get("exp");
   const sig = searchParams.get("sig");
   const ct = searchParams.get("ct") ?? "";
-  if (m !== args.method || exp === null || sig === null || !/^\d{1,12}$/.test(exp)) return invalid;
+  const part = partFrom(searchParams);
+  if (m !== args.method || exp === null || sig === null || !/^\d{1,12}$/.test(exp) || part === "malformed") {
+    return invalid;
+  }
 
-  const expected = Buffer.from(sign(args.secret, stringToSign(args.method, args.key, exp, ct)));
+  const expected = Buffer.from(sign(args.secret, stringToSign(args.method, args.key, exp, ct, part)));
   const given = Buffer.from(sig);
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) return invalid;
 
   const now = args.nowSeconds ?? Math.floor(Date.now() / 1000);
   if (Number(exp) < now) return { ok: false, detail: "Signed URL has expired" };
-  return { ok: true, contentType: ct === "" ? undefined : ct };
+  return { ok: true, contentType: ct === "" ? undefined : ct, part };
 }

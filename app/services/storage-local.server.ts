@@ -1,8 +1,9 @@
 import { createReadStream } from "node:fs";
 import { createHash, randomUUID } from "node:crypto";
 import { createWriteStream } from "node:fs";
-import { mkdir, open, readFile, rename, rm, stat, writeFile, type FileHandle } from "node:fs/promises";
+import { mkdir, open, readFile, readdir, rename, rm, stat, writeFile, type FileHandle } from "node:fs/promises";
 import path from "node:path";
+import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 
 import { z } from "zod";
@@ -17,7 +18,14 @@ import {
   resolveExpiry,
 } from "./storage-keys.server";
 import { createLocalSignedUrl, verifyLocalSignature, type LocalSignatureResult } from "./storage-local-signing.server";
-import type { ObjectStorage, StorageConfig, StorageHealth } from "./storage-types.server";
+import {
+  MAX_PART_NUMBER,
+  MIN_PART_BYTES,
+  type ObjectStorage,
+  type StorageConfig,
+  type StorageHealth,
+  type UploadedPart,
+} from "./storage-types.server";
 
 export type LocalStorageConfig = Extract<StorageConfig, { kind: "local" }>;
 
@@ -25,6 +33,15 @@ export type LocalStorageConfig = Extract<StorageConfig, { kind: "local" }>;
 export type LocalUploadBody = Buffer | Uint8Array | NodeJS.ReadableStream | ReadableStream<Uint8Array>;
 
 export type LocalWriteResult = { ok: true; size: number; etag: string } | { ok: false; reason: "too_large" };
+export type LocalPartWriteResult = LocalWriteResult | { ok: false; reason: "no_such_upload" };
+
+/** A multipart completion the store refuses, as S3 does (InvalidPart, InvalidPartOrder, EntityTooSmall). */
+export class MultipartRejectedError extends Error {
+  constructor(reason: string) {
+    super(`Multipart upload rejected: ${reason}`);
+    this.name = "MultipartRejectedError";
+  }
+}
 
 export interface LocalObjectStorage extends ObjectStorage {
   readonly kind: "local";
@@ -38,6 +55,14 @@ export interface LocalObjectStorage extends ObjectStorage {
     body: LocalUploadBody;
     maxBytes?: number;
   }): Promise<LocalWriteResult>;
+  /** One part of a multipart upload; a part sent again replaces the earlier one, as in S3. */
+  writePart(args: {
+    key: string;
+    uploadId: string;
+    partNumber: number;
+    body: LocalUploadBody;
+    maxBytes?: number;
+  }): Promise<LocalPartWriteResult>;
 }
 
 const MIN_SECRET_LENGTH = 16;
@@ -45,8 +70,11 @@ const MIN_SECRET_LENGTH = 16;
 // their metadata and half-written uploads can never collide.
 const META_DIR = ".meta";
 const TMP_DIR = ".tmp";
+const MULTIPART_DIR = ".multipart";
+const UPLOAD_ID_PATTERN = /^[A-Za-z0-9-]{1,64}$/;
 
 const metaSchema = z.object({ contentType: z.string(), etag: z.string().optional() });
+const manifestSchema = z.object({ key: z.string(), contentType: z.string() });
 type ObjectMeta = z.infer<typeof metaSchema>;
 
 export function isLocalStorage(storage: ObjectStorage): storage is LocalObjectStorage {
@@ -151,22 +179,18 @@ export function createLocalStorage(config: LocalStorageConfig): LocalObjectStora
     return createLocalSignedUrl({ secret: signingSecret, baseUrl, method, key, expiresInSeconds, contentType });
   }
 
-  async function write(args: {
-    key: string;
-    contentType: string;
-    body: LocalUploadBody;
-    maxBytes?: number;
-  }): Promise<LocalWriteResult> {
-    const target = objectPath(args.key);
-    assertContentType(args.contentType);
-    const maxBytes = args.maxBytes ?? Number.POSITIVE_INFINITY;
+  /** Streams `body` into a fresh temp file, counting and hashing; the caller moves or removes it. */
+  async function streamToTemp(
+    body: LocalUploadBody,
+    maxBytes: number,
+  ): Promise<{ ok: true; tmp: string; size: number; etag: string } | { ok: false; reason: "too_large" }> {
     const tooLarge = new Error("Upload exceeds the size limit");
     const hash = createHash("md5");
     let size = 0;
     const tmp = await tempPath();
     try {
       await pipeline(
-        chunksOf(args.body),
+        chunksOf(body),
         async function* limit(source: AsyncIterable<Uint8Array>) {
           for await (const chunk of source) {
             size += chunk.byteLength;
@@ -178,16 +202,101 @@ export function createLocalStorage(config: LocalStorageConfig): LocalObjectStora
         createWriteStream(tmp, { flags: "wx" }),
       );
       // S3-style ETag (quoted MD5) so clients can treat both stores alike.
-      const etag = `"${hash.digest("hex")}"`;
-      // Metadata first: once the object is visible under its key, its content type is already there.
-      await writeMeta(args.key, { contentType: args.contentType, etag });
-      await moveIntoPlace(tmp, target);
-      return { ok: true, size, etag };
+      return { ok: true, tmp, size, etag: `"${hash.digest("hex")}"` };
     } catch (error) {
       await rm(tmp, { force: true });
       if (error === tooLarge) return { ok: false, reason: "too_large" };
       throw error;
     }
+  }
+
+  async function write(args: {
+    key: string;
+    contentType: string;
+    body: LocalUploadBody;
+    maxBytes?: number;
+  }): Promise<LocalWriteResult> {
+    const target = objectPath(args.key);
+    assertContentType(args.contentType);
+    const written = await streamToTemp(args.body, args.maxBytes ?? Number.POSITIVE_INFINITY);
+    if (!written.ok) return written;
+    try {
+      // Metadata first: once the object is visible under its key, its content type is already there.
+      await writeMeta(args.key, { contentType: args.contentType, etag: written.etag });
+      await moveIntoPlace(written.tmp, target);
+      return { ok: true, size: written.size, etag: written.etag };
+    } catch (error) {
+      await rm(written.tmp, { force: true });
+      throw error;
+    }
+  }
+
+  function uploadDir(uploadId: string): string {
+    if (!UPLOAD_ID_PATTERN.test(uploadId)) throw new MultipartRejectedError("malformed upload id");
+    return inside(MULTIPART_DIR, uploadId);
+  }
+
+  function checkPartNumber(partNumber: number): void {
+    if (!Number.isInteger(partNumber) || partNumber < 1 || partNumber > MAX_PART_NUMBER) {
+      throw new MultipartRejectedError("part number out of range");
+    }
+  }
+
+  /** The upload's manifest, or undefined when there is no such upload for this key. */
+  async function readManifest(key: string, uploadId: string) {
+    assertWellFormedKey(key);
+    try {
+      const raw = JSON.parse(await readFile(path.join(uploadDir(uploadId), "manifest.json"), "utf8"));
+      const parsed = manifestSchema.safeParse(raw);
+      return parsed.success && parsed.data.key === key ? parsed.data : undefined;
+    } catch (error) {
+      if (isMissing(error) || error instanceof SyntaxError) return undefined;
+      throw error;
+    }
+  }
+
+  async function writePart(args: {
+    key: string;
+    uploadId: string;
+    partNumber: number;
+    body: LocalUploadBody;
+    maxBytes?: number;
+  }): Promise<LocalPartWriteResult> {
+    checkPartNumber(args.partNumber);
+    if (!(await readManifest(args.key, args.uploadId))) return { ok: false, reason: "no_such_upload" };
+    const written = await streamToTemp(args.body, args.maxBytes ?? Number.POSITIVE_INFINITY);
+    if (!written.ok) return written;
+    const dir = uploadDir(args.uploadId);
+    try {
+      // The ETag beside the part first, then the part: a part is only listed once both are in place.
+      await writeFile(path.join(dir, `${args.partNumber}.etag`), written.etag);
+      await rename(written.tmp, path.join(dir, String(args.partNumber)));
+      return { ok: true, size: written.size, etag: written.etag };
+    } catch (error) {
+      await rm(written.tmp, { force: true });
+      // Aborted or completed while the part streamed in.
+      if (isMissing(error)) return { ok: false, reason: "no_such_upload" };
+      throw error;
+    }
+  }
+
+  async function listParts({ key, uploadId }: { key: string; uploadId: string }): Promise<UploadedPart[] | null> {
+    if (!(await readManifest(key, uploadId))) return null;
+    const dir = uploadDir(uploadId);
+    const parts: UploadedPart[] = [];
+    for (const name of await readdir(dir).catch(() => [] as string[])) {
+      if (!/^\d+$/.test(name)) continue;
+      try {
+        const [info, etag] = await Promise.all([
+          stat(path.join(dir, name)),
+          readFile(path.join(dir, `${name}.etag`), "utf8"),
+        ]);
+        parts.push({ partNumber: Number(name), size: info.size, etag });
+      } catch (error) {
+        if (!isMissing(error)) throw error;
+      }
+    }
+    return parts.sort((a, b) => a.partNumber - b.partNumber);
   }
 
   async function openFile(key: string): Promise<{ handle: FileHandle; size: number } | null> {
@@ -216,6 +325,7 @@ export function createLocalStorage(config: LocalStorageConfig): LocalObjectStora
     },
 
     write,
+    writePart,
 
     async createUploadUrl({ key, contentType, expiresInSeconds }) {
       assertWellFormedKey(key);
@@ -274,6 +384,73 @@ export function createLocalStorage(config: LocalStorageConfig): LocalObjectStora
           if (!isMissing(error)) throw error;
         }
       }
+    },
+
+    async createMultipartUpload({ key, contentType }) {
+      assertWellFormedKey(key);
+      assertContentType(contentType);
+      const uploadId = randomUUID();
+      const dir = uploadDir(uploadId);
+      await mkdir(dir, { recursive: true });
+      await writeFile(path.join(dir, "manifest.json"), JSON.stringify({ key, contentType }), { flag: "wx" });
+      return { uploadId };
+    },
+
+    async createPartUploadUrl({ key, uploadId, partNumber, expiresInSeconds }) {
+      assertWellFormedKey(key);
+      uploadDir(uploadId);
+      checkPartNumber(partNumber);
+      const seconds = resolveExpiry(expiresInSeconds, DEFAULT_UPLOAD_URL_SECONDS);
+      return {
+        url: createLocalSignedUrl({
+          secret: signingSecret,
+          baseUrl,
+          method: "PUT",
+          key,
+          expiresInSeconds: seconds,
+          contentType: "",
+          part: { uploadId, partNumber },
+        }),
+        method: "PUT",
+      };
+    },
+
+    listParts,
+
+    async completeMultipartUpload({ key, uploadId, parts }) {
+      const manifest = await readManifest(key, uploadId);
+      if (!manifest) throw new MultipartRejectedError("no such upload");
+      if (parts.length === 0) throw new MultipartRejectedError("no parts");
+      const held = new Map((await listParts({ key, uploadId }))?.map((p) => [p.partNumber, p]));
+      parts.forEach((part, index) => {
+        const stored = held.get(part.partNumber);
+        if (!stored || stored.etag !== part.etag) throw new MultipartRejectedError("invalid part");
+        if (index > 0 && part.partNumber <= parts[index - 1]!.partNumber) {
+          throw new MultipartRejectedError("invalid part order");
+        }
+        if (index < parts.length - 1 && stored.size < MIN_PART_BYTES)
+          throw new MultipartRejectedError("part too small");
+      });
+      const dir = uploadDir(uploadId);
+      const files = parts.map((part) => path.join(dir, String(part.partNumber)));
+      async function* joined() {
+        for (const file of files) yield* createReadStream(file);
+      }
+      const written = await streamToTemp(Readable.from(joined()), Number.POSITIVE_INFINITY);
+      if (!written.ok) throw new MultipartRejectedError("too large");
+      try {
+        await writeMeta(key, { contentType: manifest.contentType, etag: written.etag });
+        await moveIntoPlace(written.tmp, objectPath(key));
+      } catch (error) {
+        await rm(written.tmp, { force: true });
+        throw error;
+      }
+      await rm(dir, { recursive: true, force: true });
+    },
+
+    async abortMultipartUpload({ key, uploadId }) {
+      if (!(await readManifest(key, uploadId))) return;
+      await rm(uploadDir(uploadId), { recursive: true, force: true });
     },
 
     async check(timeoutMs = DEFAULT_CHECK_TIMEOUT_MS): Promise<StorageHealth> {

@@ -3,13 +3,19 @@ import { stat } from "node:fs/promises";
 import { Readable } from "node:stream";
 
 import {
+  AbortMultipartUploadCommand,
+  CompleteMultipartUploadCommand,
+  CreateMultipartUploadCommand,
   DeleteObjectCommand,
   GetObjectCommand,
   HeadBucketCommand,
   HeadObjectCommand,
+  ListPartsCommand,
+  NoSuchUpload,
   PutObjectCommand,
   S3Client,
   S3ServiceException,
+  UploadPartCommand,
   type S3ClientConfig,
 } from "@aws-sdk/client-s3";
 import { getSignedUrl } from "@aws-sdk/s3-request-presigner";
@@ -22,7 +28,7 @@ import {
   assertWellFormedKey,
   resolveExpiry,
 } from "./storage-keys.server";
-import type { ObjectStorage, StorageConfig, StorageHealth } from "./storage-types.server";
+import type { ObjectStorage, StorageConfig, StorageHealth, UploadedPart } from "./storage-types.server";
 
 export type S3StorageConfig = Extract<StorageConfig, { kind: "s3" }>;
 
@@ -74,6 +80,10 @@ function isNotFound(error: unknown): boolean {
 }
 
 /** A short, secret-free description of why a call failed, fit for a health endpoint. */
+function isNoSuchUpload(error: unknown): boolean {
+  return error instanceof NoSuchUpload || (error instanceof S3ServiceException && error.name === "NoSuchUpload");
+}
+
 function describeFailure(error: unknown, timeoutMs: number): string {
   if (error instanceof Error && (error.name === "AbortError" || error.name === "TimeoutError")) {
     return `No answer within ${timeoutMs} ms`;
@@ -205,6 +215,78 @@ export function createS3Storage(config: S3StorageConfig): ObjectStorage {
       await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }), {
         abortSignal: AbortSignal.timeout(METADATA_OPERATION_TIMEOUT_MS),
       });
+    },
+
+    async createMultipartUpload({ key, contentType }) {
+      assertWellFormedKey(key);
+      assertContentType(contentType);
+      const result = await client.send(
+        new CreateMultipartUploadCommand({ Bucket: bucket, Key: key, ContentType: contentType }),
+        { abortSignal: AbortSignal.timeout(METADATA_OPERATION_TIMEOUT_MS) },
+      );
+      if (!result.UploadId) throw new Error("S3 storage: CreateMultipartUpload returned no upload id");
+      return { uploadId: result.UploadId };
+    },
+
+    async createPartUploadUrl({ key, uploadId, partNumber, expiresInSeconds }) {
+      assertWellFormedKey(key);
+      const expiresIn = resolveExpiry(expiresInSeconds, DEFAULT_UPLOAD_URL_SECONDS);
+      const url = await getSignedUrl(
+        presignClient,
+        new UploadPartCommand({ Bucket: bucket, Key: key, UploadId: uploadId, PartNumber: partNumber }),
+        { expiresIn },
+      );
+      return { url, method: "PUT" };
+    },
+
+    async listParts({ key, uploadId }) {
+      assertWellFormedKey(key);
+      const parts: UploadedPart[] = [];
+      let marker: string | undefined;
+      try {
+        for (;;) {
+          const page = await client.send(
+            new ListPartsCommand({ Bucket: bucket, Key: key, UploadId: uploadId, PartNumberMarker: marker }),
+            { abortSignal: AbortSignal.timeout(METADATA_OPERATION_TIMEOUT_MS) },
+          );
+          for (const part of page.Parts ?? []) {
+            if (part.PartNumber && part.ETag) {
+              parts.push({ partNumber: part.PartNumber, size: part.Size ?? 0, etag: part.ETag });
+            }
+          }
+          if (!page.IsTruncated || !page.NextPartNumberMarker) break;
+          marker = page.NextPartNumberMarker;
+        }
+      } catch (error) {
+        if (isNoSuchUpload(error) || isNotFound(error)) return null;
+        throw error;
+      }
+      return parts.sort((a, b) => a.partNumber - b.partNumber);
+    },
+
+    async completeMultipartUpload({ key, uploadId, parts }) {
+      assertWellFormedKey(key);
+      await client.send(
+        new CompleteMultipartUploadCommand({
+          Bucket: bucket,
+          Key: key,
+          UploadId: uploadId,
+          MultipartUpload: { Parts: parts.map((p) => ({ PartNumber: p.partNumber, ETag: p.etag })) },
+        }),
+        // S3 may take a while to join large parts.
+        { abortSignal: AbortSignal.timeout(PUT_OPERATION_TIMEOUT_MS) },
+      );
+    },
+
+    async abortMultipartUpload({ key, uploadId }) {
+      assertWellFormedKey(key);
+      try {
+        await client.send(new AbortMultipartUploadCommand({ Bucket: bucket, Key: key, UploadId: uploadId }), {
+          abortSignal: AbortSignal.timeout(METADATA_OPERATION_TIMEOUT_MS),
+        });
+      } catch (error) {
+        if (!isNoSuchUpload(error) && !isNotFound(error)) throw error;
+      }
     },
 
     async check(timeoutMs = DEFAULT_CHECK_TIMEOUT_MS): Promise<StorageHealth> {

@@ -28,7 +28,30 @@ export interface ObjectStorage {
   /** Idempotent: deleting a missing object succeeds. */
   delete(key: string): Promise<void>;
   check(timeoutMs?: number): Promise<StorageHealth>;
+
+  // Multipart uploads (S3's protocol; the local store follows it): a large file goes up in parts that can
+  // each be retried, and an interrupted upload resumes from the parts the store already holds.
+  createMultipartUpload(args: { key: string; contentType: string }): Promise<{ uploadId: string }>;
+  /** Short-lived URL the browser PUTs one part to (no Content-Type needed). */
+  createPartUploadUrl(args: {
+    key: string;
+    uploadId: string;
+    partNumber: number;
+    expiresInSeconds?: number;
+  }): Promise<{ url: string; method: "PUT" }>;
+  /** The parts the store holds, by part number; null when the upload does not exist (completed or aborted). */
+  listParts(args: { key: string; uploadId: string }): Promise<UploadedPart[] | null>;
+  /** Joins the given parts, in order, into the object under `key`. */
+  completeMultipartUpload(args: { key: string; uploadId: string; parts: UploadedPart[] }): Promise<void>;
+  /** Idempotent: aborting a missing upload succeeds. */
+  abortMultipartUpload(args: { key: string; uploadId: string }): Promise<void>;
 }
+
+export type UploadedPart = { partNumber: number; size: number; etag: string };
+
+/** S3's part numbers and smallest part (every part but the last); the local store enforces the same. */
+export const MAX_PART_NUMBER = 10_000;
+export const MIN_PART_BYTES = 5 * 1024 * 1024;
 
 export type StorageConfig =
   | { kind: "local"; directory: string; publicBaseUrl: string; signingSecret: string; maxUploadBytes: number }

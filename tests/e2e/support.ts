@@ -46,13 +46,16 @@ export async function expectWorkspace(page: Page, heading: RegExp | string) {
  * The tests' `test`: like Playwright's, and any console error or uncaught
  * exception in the page (a CSP violation, a hydration mismatch) fails the test.
  */
-export const test = base.extend<{ consoleGuard: void }>({
+export const test = base.extend<{ consoleGuard: void; expectedConsoleErrors: RegExp[] }>({
+  // Browser reports a test provokes on purpose (a network failure it stages), set with test.use().
+  expectedConsoleErrors: [[], { option: true }],
   consoleGuard: [
-    async ({ page }, use) => {
+    async ({ page, expectedConsoleErrors }, use) => {
       const problems: string[] = [];
       page.on("console", (message) => {
         // The browser's own report of an HTTP error status is expected where a test asks for one.
-        if (message.type() === "error" && !/status of (4|5)\d\d/.test(message.text())) problems.push(message.text());
+        const expected = [/status of (4|5)\d\d/, ...expectedConsoleErrors].some((re) => re.test(message.text()));
+        if (message.type() === "error" && !expected) problems.push(message.text());
       });
       page.on("pageerror", (error) => problems.push(error.message));
       await use();

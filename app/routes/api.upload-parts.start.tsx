@@ -1,0 +1,26 @@
+import { apiJson, apiPost } from "~/services/api.server";
+import { audit } from "~/services/audit.server";
+import { startMultipartUpload } from "~/services/recording-multipart.server";
+
+// POST /api/upload-parts/start { file_name, file_type, file_size, language_code, additional_context? }
+// → { key, record_id, context_uploaded, upload_id, part_size, part_count }. The resumable variant of
+// get-upload-url (README "Resumable uploads"); the key, part size and part count are the server's.
+export const action = apiPost(async ({ request, user, body }) => {
+  const upload = await startMultipartUpload({
+    userId: user.id,
+    fileName: body.file_name,
+    fileType: body.file_type,
+    fileSize: body.file_size,
+    languageCode: body.language_code,
+    additionalContext: body.additional_context,
+  });
+  await audit({
+    userId: user.id,
+    action: "recording.upload-slot",
+    entityType: "recording",
+    entityId: upload.record_id,
+    outcome: "success",
+    request,
+  });
+  return apiJson(upload);
+});

@@ -1,0 +1,3 @@
+import { multipartSuite } from "./multipart-suite";
+
+multipartSuite("local");
