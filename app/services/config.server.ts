@@ -78,6 +78,19 @@ const schema = z
     WORKER_IN_PROCESS: bool.default("true"),
     RATE_LIMIT_SIGNIN_PER_MINUTE: z.coerce.number().int().min(1).default(20),
 
+    SPEECH_ENGINE: z.enum(["local", "speechmatics", "openai"]).default("local"),
+    SPEECHMATICS_API_KEY: z.string().min(1).optional(),
+    SPEECHMATICS_BATCH_URL: z.string().url().default("https://eu1.asr.api.speechmatics.com/v2"),
+    OPENAI_TRANSCRIBE_URL: optionalUrl,
+    OPENAI_TRANSCRIBE_API_KEY: z.string().min(1).optional(),
+    OPENAI_TRANSCRIBE_MODEL: z.string().min(1).default("whisper-1"),
+    MODELS_DIR: z.string().default("./models"),
+    LOCAL_WHISPER_MODEL: z.string().min(1).default("ggml-small.bin"),
+    LOCAL_VAD_MODEL: z.string().min(1).default("silero_vad.onnx"),
+    LOCAL_SEGMENTATION_MODEL: z.string().min(1).optional(),
+    LOCAL_SPEAKER_EMBEDDING_MODEL: z.string().min(1).optional(),
+    LOCAL_THREADS: z.coerce.number().int().min(1).max(64).default(2),
+
     PRICE_SPEECH_PER_MINUTE_USD: usd.default(0),
     PRICE_LLM_INPUT_PER_1K_TOKENS_USD: usd.default(0),
     PRICE_LLM_OUTPUT_PER_1K_TOKENS_USD: usd.default(0),
@@ -108,6 +121,10 @@ const schema = z
         "MFILES_BASE_URL, MFILES_VAULT_GUID, MFILES_USERNAME, MFILES_PASSWORD and MFILES_PATIENT_ID_PROPERTY are required when PATIENT_RECORDS_DRIVER=mfiles",
       ]);
     if (env.STORAGE_DRIVER === "s3" && !env.S3_BUCKET) issues.push(["S3_BUCKET", "is required when STORAGE_DRIVER=s3"]);
+    if (env.SPEECH_ENGINE === "speechmatics" && !env.SPEECHMATICS_API_KEY)
+      issues.push(["SPEECHMATICS_API_KEY", "is required when SPEECH_ENGINE=speechmatics"]);
+    if (env.SPEECH_ENGINE === "openai" && !env.OPENAI_TRANSCRIBE_URL)
+      issues.push(["OPENAI_TRANSCRIBE_URL", "is required when SPEECH_ENGINE=openai"]);
     for (const [key, message] of issues) ctx.addIssue({ code: z.ZodIssueCode.custom, path: [key], message });
   });
 
@@ -142,6 +159,29 @@ function persistedDevSecret(dataDir: string, name: string): string {
     fs.writeFileSync(file, secret, { mode: 0o600 });
     return secret;
   }
+}
+
+/** Model files are named relative to MODELS_DIR unless given as absolute paths. */
+function speechConfig(env: Env) {
+  const modelsDir = path.resolve(env.MODELS_DIR);
+  const model = (name: string | undefined) => (name ? path.resolve(modelsDir, name) : undefined);
+  return {
+    engine: env.SPEECH_ENGINE,
+    speechmatics: { apiKey: env.SPEECHMATICS_API_KEY, batchUrl: env.SPEECHMATICS_BATCH_URL.replace(/\/$/, "") },
+    openai: {
+      baseUrl: env.OPENAI_TRANSCRIBE_URL?.replace(/\/$/, ""),
+      apiKey: env.OPENAI_TRANSCRIBE_API_KEY,
+      model: env.OPENAI_TRANSCRIBE_MODEL,
+    },
+    local: {
+      modelsDir,
+      whisperModel: model(env.LOCAL_WHISPER_MODEL)!,
+      vadModel: model(env.LOCAL_VAD_MODEL)!,
+      segmentationModel: model(env.LOCAL_SEGMENTATION_MODEL),
+      embeddingModel: model(env.LOCAL_SPEAKER_EMBEDDING_MODEL),
+      threads: env.LOCAL_THREADS,
+    },
+  };
 }
 
 export function buildConfig(env: Env) {
@@ -226,6 +266,7 @@ export function buildConfig(env: Env) {
             kind: "directory" as const,
             directory: path.resolve(env.PATIENT_RECORDS_DIR ?? path.join(dataDir, "patient-records")),
           },
+    speech: speechConfig(env),
     workerInProcess: env.WORKER_IN_PROCESS,
     rateLimits: {
       signInPerMinute: env.RATE_LIMIT_SIGNIN_PER_MINUTE,
