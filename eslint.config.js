@@ -46,6 +46,8 @@ export default tseslint.config(
         clearTimeout: "readonly",
         Event: "readonly",
         AbortController: "readonly",
+        DOMParser: "readonly",
+        navigator: "readonly",
       },
     },
   },

@@ -5,6 +5,8 @@ import { defineConfig, devices } from "@playwright/test";
 const PORT = Number(process.env.E2E_PORT ?? 3100);
 export const e2eDataDir = `./data/e2e-${PORT}`;
 export const FLAG_PORT = PORT + 2;
+/** The protocol-faithful Speechmatics server the main app transcribes with (tests/support/fake-speechmatics.ts). */
+export const SPEECH_PORT = PORT + 5;
 const flagDataDir = `./data/e2e-${FLAG_PORT}`;
 
 function serverEnv(port: number, dataDir: string) {
@@ -55,12 +57,23 @@ export default defineConfig({
   ],
   webServer: [
     {
+      command: `node scripts/fake-speech-server.mjs --port ${SPEECH_PORT}`,
+      port: SPEECH_PORT,
+      reuseExistingServer: false,
+      timeout: 60_000,
+    },
+    {
       command: `rm -rf ${e2eDataDir} build/.e2e-ready && npm run build --silent && touch build/.e2e-ready && npx remix-serve ./build/index.js`,
       url: `http://localhost:${PORT}/resources/healthz`,
       reuseExistingServer: false,
       timeout: 120_000,
       stdout: "pipe",
-      env: serverEnv(PORT, e2eDataDir),
+      env: {
+        ...serverEnv(PORT, e2eDataDir),
+        SPEECH_ENGINE: "speechmatics",
+        SPEECHMATICS_API_KEY: "test-key",
+        SPEECHMATICS_BATCH_URL: `http://127.0.0.1:${SPEECH_PORT}/eu1/v2`,
+      },
     },
     {
       // The same build with disable_user_templates=1, for the flag's tests.

@@ -3,6 +3,7 @@ import * as m0001 from "./0001_create_foundation";
 import * as m0002 from "./0002_create_templates";
 import * as m0003 from "./0003_recording_uploads";
 import * as m0004 from "./0004_multipart_uploads";
+import * as m0005 from "./0005_transcription";
 
 // Static imports: kysely's FileMigrationProvider cannot import .ts under plain
 // Node (STACK-NOTES pitfall 5). Append new migrations here, in order.
@@ -11,4 +12,5 @@ export const migrations: Record<string, Migration> = {
   "0002_create_templates": m0002,
   "0003_recording_uploads": m0003,
   "0004_multipart_uploads": m0004,
+  "0005_transcription": m0005,
 };

@@ -117,6 +117,41 @@ export interface ContextUploadsTable {
   created_at: CreatedAt;
 }
 
+export interface TranscriptionJobsTable {
+  id: Generated<string>;
+  recording_id: string;
+  owner_id: string;
+  job_name: string;
+  status: ColumnType<TranscriptionJobStatus, TranscriptionJobStatus | undefined, TranscriptionJobStatus>;
+  attempts: Generated<number>;
+  lease_until: Timestamp | null;
+  error_key: string | null;
+  error_detail: string | null;
+  engine: string | null;
+  created_at: CreatedAt;
+  updated_at: Timestamp;
+  started_at: Timestamp | null;
+  engine_called_at: Timestamp | null;
+  engine_returned_at: Timestamp | null;
+  finished_at: Timestamp | null;
+}
+
+export type TranscriptionJobStatus = "queued" | "running" | "completed" | "failed";
+
+export interface TranscriptsTable {
+  id: Generated<string>;
+  recording_id: string;
+  owner_id: string;
+  storage_key: string;
+  language_code: string;
+  engine: string;
+  audio_seconds: number;
+  word_count: number;
+  speaker_count: number;
+  tags: ColumnType<string[], string | undefined, string>;
+  created_at: CreatedAt;
+}
+
 export interface LettersTable {
   id: Generated<string>;
   owner_id: string;
@@ -174,6 +209,8 @@ export interface Database {
   custom_templates: CustomTemplatesTable;
   recording_context: RecordingContextTable;
   context_uploads: ContextUploadsTable;
+  transcription_jobs: TranscriptionJobsTable;
+  transcripts: TranscriptsTable;
 }
 
 export type User = Selectable<UsersTable>;

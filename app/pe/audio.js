@@ -1,6 +1,7 @@
 // Progressive enhancement for the Audio page (ADR 0006); the page works
-// without it. Remembers whether the upload panel is open, and counts the
-// additional-context characters (red above 9000).
+// without it. Remembers whether the upload panel is open, counts the
+// additional-context characters (red above 9000), and while a recording is
+// processing refreshes the list every 5 s (SPEC §4) without reloading the page.
 (function () {
   var panel = document.querySelector("[data-audio-panel]");
   if (panel) {
@@ -22,4 +23,28 @@
     counter.textContent = input.value.length + "/" + max;
     counter.classList.toggle("text-red-700", input.value.length > warn);
   });
+
+  function refreshList() {
+    var list = document.querySelector("[data-recordings]");
+    if (!list || !list.querySelector("[data-processing]")) return;
+    setTimeout(function () {
+      // Not while the user is in a dialog or an upload: try again at the next tick.
+      var busy = document.querySelector("dialog[open], [data-modal], [data-upload-form][data-busy]");
+      if (busy) return refreshList();
+      fetch(window.location.href, { credentials: "same-origin", headers: { Accept: "text/html" } })
+        .then(function (response) {
+          return response.ok ? response.text() : Promise.reject(response.status);
+        })
+        .then(function (html) {
+          var fresh = new DOMParser().parseFromString(html, "text/html").querySelector("[data-recordings]");
+          var current = document.querySelector("[data-recordings]");
+          if (fresh && current) current.replaceWith(fresh);
+        })
+        .catch(function () {
+          /* offline for a moment: the next tick tries again */
+        })
+        .finally(refreshList);
+    }, 5000);
+  }
+  refreshList();
 })();

@@ -439,11 +439,16 @@
         var done = el("form");
         done.method = "post";
         done.action = "/?index"; // the Audio page is an index route
-        var intent = el("input");
-        intent.type = "hidden";
-        intent.name = "intent";
-        intent.value = "uploaded";
-        done.appendChild(intent);
+        [
+          ["intent", "uploaded"],
+          ["key", answer.key],
+        ].forEach(function (pair) {
+          var input = el("input");
+          input.type = "hidden";
+          input.name = pair[0];
+          input.value = pair[1];
+          done.appendChild(input);
+        });
         document.body.appendChild(done);
         done.submit();
       })

@@ -4,7 +4,12 @@ import { updateFileTags } from "~/services/recordings.server";
 
 // SPEC §7 POST /api/update-file-tags { s3_key, tags, update_all_related }
 export const action = apiPost(async ({ request, user, body }) => {
-  const result = await updateFileTags({ userId: user.id, key: body.s3_key, tags: body.tags });
+  const result = await updateFileTags({
+    userId: user.id,
+    key: body.s3_key,
+    tags: body.tags,
+    updateAllRelated: body.update_all_related,
+  });
   await audit({
     userId: user.id,
     action: "recording.tags",

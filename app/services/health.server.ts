@@ -1,6 +1,7 @@
 import { getConfig } from "./config.server";
 import { getDb, pingDatabase } from "./db.server";
 import { mediaConversionHealthCheck } from "./media-probe.server";
+import { getSpeechEngine } from "./speech/engine.server";
 import { getStorage } from "./storage.server";
 
 // SPEC §3 "Health check". Every entry is a live check with a time-out; a
@@ -35,6 +36,16 @@ const checks = new Map<string, Check>([
   ],
   ["storage", async () => getStorage().check(TIMEOUT_MS)],
   ["media_conversion", () => mediaConversionHealthCheck()],
+  // The configured speech engine's own live check (Speechmatics and OpenAI-compatible servers are asked;
+  // the local engine checks its model files). Batch engines need no token service.
+  ["speech_recognition", () => getSpeechEngine().check(TIMEOUT_MS - 200)],
+  [
+    "speech_service",
+    async () => {
+      const result = await getSpeechEngine().check(TIMEOUT_MS - 200);
+      return { ...result, detail: [`engine ${getConfig().speech.engine}`, result.detail].filter(Boolean).join(": ") };
+    },
+  ],
 ]);
 
 export function registerHealthCheck(name: string, check: Check) {

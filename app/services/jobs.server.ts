@@ -5,6 +5,7 @@ import { getConfig } from "./config.server";
 import { deleteExpiredPendingPosts } from "./pending-post.server";
 import { pruneRateLimits } from "./rate-limit.server";
 import { deleteStaleUploads } from "./recordings.server";
+import { runTranscriptionJob, sweepTranscriptionJobs, TRANSCRIPTION_QUEUE } from "./transcription.server";
 
 // The durable queue lives in the database (pg-boss, ADR 0005). It talks through
 // the app's own pool, so on the embedded PGlite it shares the single connection
@@ -12,6 +13,8 @@ import { deleteStaleUploads } from "./recordings.server";
 
 export const queues = {
   expireSessions: "maintenance-expire-sessions",
+  transcription: TRANSCRIPTION_QUEUE,
+  transcriptionSweep: "maintenance-transcription-sweep",
 } as const;
 
 export type JobsHandle = { boss: PgBoss; stop(): Promise<void> };
@@ -34,11 +37,38 @@ export async function startJobs(options: { pool: pg.Pool; work: boolean; schedul
     retryBackoff: true,
     expireInSeconds: 120,
   });
+  // The job rows hold status, attempts and leases (transcription.server.ts); pg-boss only delivers the
+  // wake-up, so its own retries are off.
+  await boss.createQueue(queues.transcription, {
+    name: queues.transcription,
+    policy: "standard",
+    retryLimit: 0,
+    expireInSeconds: 4 * 60 * 60,
+  });
+  await boss.createQueue(queues.transcriptionSweep, {
+    name: queues.transcriptionSweep,
+    policy: "singleton",
+    retryLimit: 0,
+    expireInSeconds: 60,
+  });
   if (options.work) {
     await boss.work(queues.expireSessions, async () => {
       await runExpireSessions();
     });
-    if (options.schedule !== false) await boss.schedule(queues.expireSessions, "*/5 * * * *");
+    await boss.work<{ jobId: string }>(
+      queues.transcription,
+      { batchSize: 1, pollingIntervalSeconds: 1 },
+      async ([job]) => {
+        if (job?.data?.jobId) await runTranscriptionJob(job.data.jobId);
+      },
+    );
+    await boss.work(queues.transcriptionSweep, async () => {
+      await sweepTranscriptionJobs();
+    });
+    if (options.schedule !== false) {
+      await boss.schedule(queues.expireSessions, "*/5 * * * *");
+      await boss.schedule(queues.transcriptionSweep, "* * * * *");
+    }
   }
   return {
     boss,
@@ -60,6 +90,10 @@ export async function runExpireSessions(now = new Date()) {
 let current: JobsHandle | undefined;
 export function setJobs(handle: JobsHandle | undefined) {
   current = handle;
+}
+/** The queue when this process started one; the job rows stay the truth either way. */
+export function peekJobs(): JobsHandle | undefined {
+  return current;
 }
 export function getJobs() {
   if (!current) throw new Error("Job queue not started");

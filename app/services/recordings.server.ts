@@ -29,6 +29,8 @@ import {
 import { localiseAudioMessage } from "./media-messages.server";
 import { getStorage, makeStorageKey } from "./storage.server";
 import { getUserStructure } from "./templates.server";
+import { removeTranscription, stopTranscription } from "./transcription.server";
+import { setTranscriptTags } from "~/models/transcription.server";
 
 // Recordings: upload slots with short-lived URLs, the server's check of the
 // stored bytes, metadata, names and tags, playback, delete and reset. The
@@ -166,6 +168,17 @@ type MetadataInput = {
 /** SPEC §7 update-file-metadata: only what a user may change; owner, statuses and keys are ignored. */
 export async function updateFileMetadata(args: { userId: string; key: unknown; metadata: unknown }) {
   const recording = await confirmUpload({ userId: args.userId, key: args.key });
+  await applyMetadata({ userId: args.userId, recording, metadata: args.metadata });
+  return { success: true as const, key: recording.storage_key };
+}
+
+/** The fields of SPEC §3's metadata a user may set, checked like everywhere else. */
+export async function applyMetadata(args: {
+  userId: string;
+  recording: { id: string; language_code: string };
+  metadata: unknown;
+}) {
+  const { recording } = args;
   const metadata = (args.metadata && typeof args.metadata === "object" ? args.metadata : {}) as MetadataInput;
   const set: Parameters<typeof updateRecording>[0]["set"] = {};
   if (metadata.language_code !== undefined) {
@@ -196,7 +209,7 @@ export async function updateFileMetadata(args: { userId: string; key: unknown; m
     if ((transcriptionModes as readonly string[]).includes(mode)) set.transcription_mode = mode as TranscriptionMode;
   }
   if (Object.keys(set).length > 0) await updateRecording({ ownerId: args.userId, id: recording.id, set });
-  return { success: true as const, key: recording.storage_key };
+  return set;
 }
 
 /** SPEC §3 "Audio file record" for the files list. */
@@ -234,16 +247,24 @@ export async function renameFile(args: { userId: string; key: unknown; displayNa
   return { success: true as const, display_name: name.value };
 }
 
-export async function updateFileTags(args: { userId: string; key: unknown; tags: unknown }) {
+export async function updateFileTags(args: {
+  userId: string;
+  key: unknown;
+  tags: unknown;
+  updateAllRelated?: unknown;
+}) {
   const recording = await requireReady(args.userId, args.key);
   const tags = normaliseTags(args.tags);
   if (!tags.ok) throw new DomainError("invalid", tags.message);
-  // Transcripts and letters carry no tags of their own yet; when they do, they follow here.
   await updateRecording({ ownerId: args.userId, id: recording.id, set: { tags: JSON.stringify(tags.value) } });
+  // SPEC §7 update_all_related: the transcript carries the recording's tags (letters follow in issue 6).
+  if (args.updateAllRelated !== false) {
+    await setTranscriptTags({ ownerId: args.userId, recordingId: recording.id, tags: tags.value });
+  }
   return { success: true as const, tags: tags.value };
 }
 
-async function requireReady(userId: string, key: unknown) {
+export async function requireReady(userId: string, key: unknown) {
   const recording = await requireRecording(userId, key);
   if (recording.upload_status !== "ready") throw new DomainError("not_found", "recordings:errors.recordingNotFound");
   return recording;
@@ -257,6 +278,9 @@ export async function getPlaybackUrl(args: { userId: string; key: unknown }) {
 
 /** Delete: the audio, its transcript, its letters and its context; nothing orphaned. */
 export async function deleteAll(args: { userId: string; key: unknown }) {
+  const found = await requireRecording(args.userId, args.key);
+  await stopTranscription({ userId: args.userId, recordingId: found.id });
+  // Read again after the stop: a run that finished just before it left its transcript key here.
   const recording = await requireRecording(args.userId, args.key);
   const storage = getStorage();
   const letters = await listLettersOfRecording({ ownerId: args.userId, recordingId: recording.id });
@@ -279,16 +303,18 @@ export async function forceCleanup(args: { userId: string; key: unknown }) {
   const letters = await listLettersOfRecording({ ownerId: args.userId, recordingId: recording.id });
   for (const letter of letters) await storage.delete(letter.storage_key);
   const medicalLettersDeleted = await deleteLettersOfRecording({ ownerId: args.userId, recordingId: recording.id });
-  if (recording.transcript_key) await storage.delete(recording.transcript_key);
-  await updateRecording({
-    ownerId: args.userId,
-    id: recording.id,
-    set: { transcription_status: "pending", transcript_key: null, medical_letter_status: "pending" },
+  await stopTranscription({ userId: args.userId, recordingId: recording.id });
+  const current = await requireReady(args.userId, args.key);
+  const transcriptDeleted = await removeTranscription({
+    userId: args.userId,
+    recordingId: recording.id,
+    transcriptKey: current.transcript_key,
   });
+  await updateRecording({ ownerId: args.userId, id: recording.id, set: { medical_letter_status: "pending" } });
   return {
     cleanup_results: {
       medical_letters_deleted: medicalLettersDeleted,
-      transcript_deleted: Boolean(recording.transcript_key),
+      transcript_deleted: transcriptDeleted || Boolean(current.transcript_key),
       source_reset: true,
     },
   };

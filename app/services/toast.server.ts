@@ -42,6 +42,10 @@ export const toastKeys = [
   "recordings:audio.resetDone",
   "recordings:audio.renamed",
   "recordings:audio.tagsSaved",
+  "recordings:audio.uploadedTranscribing",
+  "recordings:audio.autoTranscriptionFailed",
+  "transcriptions:toast.started",
+  "transcriptions:toast.deleted",
 ] as const;
 
 const toastSchema = z.object({

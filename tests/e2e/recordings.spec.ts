@@ -38,11 +38,14 @@ test("upload a WAV with template and context, rename, tag, play and delete it", 
       : null;
   await form.getByRole("button", { name: "Hochladen" }).click();
   if (direct) await direct;
-  await expect(page.getByText("Die Datei wurde hochgeladen.")).toBeVisible();
+  // Auto-start is on by default: the upload hands over to transcription (the test speech server).
+  await expect(page.getByText("Die Datei wurde hochgeladen; die Transkription läuft.")).toBeVisible();
   const row = page.locator("[data-recording]").first();
   await expect(row).toContainText("Gespräch Müller.wav");
-  await expect(row).toContainText("Ausstehend");
   await expect(row.locator("[data-recording-name]")).toHaveText(/Aufnahme #\d+/);
+  // The list refreshes itself while processing (a script with JavaScript, a meta refresh without).
+  await expect(row.locator("[data-status]")).toHaveAttribute("data-status", "completed", { timeout: 20_000 });
+  await expect(row).toContainText("Transkript bereit");
 
   await row.getByRole("link", { name: "Umbenennen und Tags" }).click();
   const dialog = page.getByRole("dialog");
@@ -87,8 +90,16 @@ test("upload a WAV with template and context, rename, tag, play and delete it", 
   expect((await ranged.body()).toString("latin1")).toBe("RIFF");
   await page.getByRole("dialog").getByRole("link", { name: "Schließen" }).click();
 
+  // Reset: offered because a transcript exists; it removes the transcript and keeps the audio.
   await row.getByRole("link", { name: "Löschen" }).click();
   await expect(page.getByRole("dialog")).toContainText("Transkript, ihren Arztbriefen");
+  await page.getByRole("button", { name: "Zurücksetzen" }).click();
+  await expect(page.getByText("Transkript und Arztbriefe wurden entfernt")).toBeVisible();
+  await expect(row.locator("[data-status]")).toHaveAttribute("data-status", "pending");
+  await expect(row.getByRole("button", { name: "Transkribieren" })).toBeEnabled();
+
+  await row.getByRole("link", { name: "Löschen" }).click();
+  await expect(page.getByRole("dialog")).not.toContainText("Zurücksetzen");
   await page.getByRole("button", { name: "Löschen" }).click();
   await expect(page.getByText("Die Aufnahme wurde gelöscht.")).toBeVisible();
   await expect(page.locator("[data-recording]")).toHaveCount(0);
@@ -101,6 +112,9 @@ test.describe("phone-sized viewport", () => {
     await page.locator('[data-upload-form] input[name="audio"]').setInputFiles(wav);
     await page.locator("[data-upload-form]").getByRole("button", { name: "Hochladen" }).click();
     await expect(page.locator("[data-recording-cards] li")).toHaveCount(1);
+    await expect(page.locator("[data-recording-cards] li [data-status]")).toHaveAttribute("data-status", "completed", {
+      timeout: 20_000,
+    });
     await expect(page.locator("table")).toBeHidden();
     await page.locator("[data-recording-cards] li").first().getByRole("link", { name: "Löschen" }).click();
     await page.getByRole("button", { name: "Löschen" }).click();

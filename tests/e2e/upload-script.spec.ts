@@ -40,7 +40,9 @@ test.describe("the upload script", () => {
     await dialog.getByRole("button", { name: "Hochladen" }).click();
     await expect(form.locator("[data-upload-paused]")).toContainText("1 von 3 Teilen", { timeout: 15_000 });
     await form.getByRole("button", { name: "Jetzt fortsetzen" }).click();
-    await expect(page.getByText("Die Datei wurde hochgeladen.")).toBeVisible({ timeout: 20_000 });
+    await expect(page.getByText("Die Datei wurde hochgeladen; die Transkription läuft.")).toBeVisible({
+      timeout: 20_000,
+    });
     expect(partTwo).toBe(5);
     const row = page.locator("[data-recording]").filter({ hasText: "Visite lang.wav" });
     await expect(row).toHaveCount(1);
@@ -67,7 +69,9 @@ test.describe("the upload script", () => {
     });
     await form.locator('input[name="audio"]').setInputFiles(longWav);
     await page.locator("[data-template-dialog]").getByRole("button", { name: "Hochladen" }).click();
-    await expect(page.getByText("Die Datei wurde hochgeladen.")).toBeVisible({ timeout: 20_000 });
+    await expect(page.getByText("Die Datei wurde hochgeladen; die Transkription läuft.")).toBeVisible({
+      timeout: 20_000,
+    });
     expect(parts).toEqual(["2", "3"]);
     const row = page.locator("[data-recording]").filter({ hasText: "Visite lang.wav" });
     await expect(row).toHaveCount(1);

@@ -52,9 +52,10 @@ describe("GET /api/health", () => {
     expect(Object.keys(body.services).sort()).toEqual(["llm_client", "speech_service"]);
     expect(body.service_tests.database.status).toBe("healthy");
     expect(body.s3_connected).toBe(true);
-    // Not built yet: said plainly, never "healthy".
+    // Not built yet, or built but without its models: said plainly, never "healthy".
     expect(body.service_tests.llm_primary.status).toBe("not_configured");
     expect(body.services.speech_service.status).toBe("not_configured");
+    expect(body.services.speech_service.detail).toMatch(/^engine local: .*npm run models/);
   });
 
   it("accepts the session cookie too, deciding admin from the verified e-mail", async () => {

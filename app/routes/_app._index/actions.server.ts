@@ -22,6 +22,7 @@ import { fetchPatientContext, MAX_PDFS_PER_REQUEST } from "~/services/context-so
 import { extractPdfContext, PDF_LIMITS } from "~/services/pdf-text.server";
 import type { SessionUser } from "~/services/session.server";
 import { setToast } from "~/services/toast.server";
+import { autoStartTranscription, requestTranscription } from "~/services/transcription.server";
 
 // The Audio page's form intents (STYLE.md §7). Failures come back as the
 // banner's message, translated; nothing already saved is touched.
@@ -64,7 +65,7 @@ export async function uploadIntent(user: SessionUser, request: Request) {
       throw new DomainError("invalid", "recordings:errors.tooManyPdfs", [], { max: String(MAX_PDFS_PER_REQUEST) });
     const extraContext = await gatherContext(user, pdfs, form.get("patientId"));
     const mode = String(form.get("mode") ?? "");
-    const { id } = await createRecordingFromUpload({
+    const { id, key } = await createRecordingFromUpload({
       userId: user.id,
       upload: received,
       language: templateLanguageFrom(String(form.get("language") ?? "")) ?? "de-DE",
@@ -83,12 +84,63 @@ export async function uploadIntent(user: SessionUser, request: Request) {
       outcome: "success",
       request,
     });
-    return done("recordings:audio.uploaded");
+    return afterUpload(user, key, request);
   } catch (error) {
     await audit({ userId: user.id, action: "recording.upload", entityType: "recording", outcome: "failure", request });
     return failure(request, error);
   } finally {
     discardTempUpload(upload);
+  }
+}
+
+/**
+ * SPEC §4 upload flow: once the file is stored, transcription starts when AUTO_START_TRANSCRIPTION is on.
+ * A failure there does not undo the upload; the message says so.
+ */
+export async function afterUpload(user: SessionUser, key: string, request: Request) {
+  try {
+    const started = await autoStartTranscription({ userId: user.id, key });
+    if (!started) return done("recordings:audio.uploaded");
+    await audit({
+      userId: user.id,
+      action: "transcription.request",
+      entityType: "recording",
+      entityId: key,
+      outcome: "success",
+      request,
+    });
+    return done("recordings:audio.uploadedTranscribing");
+  } catch (error) {
+    const t = await getFixedTFor(await getLanguage(request), ["common", "recordings", "transcriptions"]);
+    const reason = error instanceof DomainError ? t(error.message, error.values) : t("transcriptions:errors.failed");
+    return redirect("/", {
+      headers: {
+        "Set-Cookie": await setToast({
+          type: "error",
+          key: "recordings:audio.autoTranscriptionFailed",
+          values: { reason },
+        }),
+      },
+    });
+  }
+}
+
+/** The list's "transcribe" action; a second click while it runs starts nothing (SPEC §4). */
+export async function transcribeIntent(user: SessionUser, form: FormData, request: Request) {
+  const key = String(form.get("key") ?? "");
+  try {
+    await requestTranscription({ userId: user.id, key });
+    await audit({
+      userId: user.id,
+      action: "transcription.request",
+      entityType: "recording",
+      entityId: key,
+      outcome: "success",
+      request,
+    });
+    return done("transcriptions:toast.started");
+  } catch (error) {
+    return failure(request, error);
   }
 }
 

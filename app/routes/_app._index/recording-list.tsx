@@ -1,4 +1,4 @@
-import { Link } from "@remix-run/react";
+import { Form, Link } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { formatDateTime, type Language } from "~/i18n";
 import { quiet, type RecordingView } from "./shared";
@@ -8,6 +8,19 @@ function Actions({ recording }: { recording: RecordingView }) {
   const q = encodeURIComponent(recording.key);
   return (
     <div className="flex flex-wrap gap-2">
+      <Form method="post">
+        <input type="hidden" name="intent" value="transcribe" />
+        <input type="hidden" name="key" value={recording.key} />
+        <button
+          type="submit"
+          className={`${quiet} disabled:cursor-not-allowed disabled:opacity-50`}
+          disabled={!recording.canTranscribe}
+          title={t("audio.transcribeTitle")}
+          data-action="transcribe"
+        >
+          {t("audio.transcribe")}
+        </button>
+      </Form>
       <Link to={`/?play=${q}`} className={`${quiet} hidden md:inline-block`} data-action="play">
         {t("audio.play")}
       </Link>
@@ -24,8 +37,16 @@ function Actions({ recording }: { recording: RecordingView }) {
 /** SPEC §2 recordings list: table on desktop, cards on the phone. */
 export function RecordingList({ recordings, language }: { recordings: RecordingView[]; language: Language }) {
   const { t } = useTranslation("recordings");
+  const processing = recordings.some((r) => r.status === "processing");
   return (
-    <section aria-labelledby="recordings-title">
+    <section aria-labelledby="recordings-title" data-recordings>
+      {/* SPEC §4: lists refresh every 5 s while anything is processing. Without JavaScript the page reloads
+          itself; with it, audio.js refreshes only the list (a reload would lose a half-filled dialog). */}
+      {processing ? (
+        <noscript>
+          <meta httpEquiv="refresh" content="5" />
+        </noscript>
+      ) : null}
       <div className="mb-3 flex items-center justify-between">
         <h2 id="recordings-title" className="text-lg font-medium">
           {t("common:audio.listTitle")}
@@ -63,7 +84,9 @@ export function RecordingList({ recordings, language }: { recordings: RecordingV
                     <Tags tags={r.tags} />
                   </td>
                   <td className="px-4 py-3">{formatDateTime(r.createdAt, language)}</td>
-                  <td className="px-4 py-3">{t(`common:status.transcription.${r.status}`)}</td>
+                  <td className="px-4 py-3">
+                    <Status recording={r} />
+                  </td>
                   <td className="px-4 py-3">
                     <Actions recording={r} />
                   </td>
@@ -75,9 +98,8 @@ export function RecordingList({ recordings, language }: { recordings: RecordingV
             {recordings.map((r) => (
               <li key={r.key} className="rounded-lg border border-slate-200 bg-white p-4" data-recording-card={r.key}>
                 <p className="font-medium">{r.name}</p>
-                <p className="text-xs text-slate-500">
-                  {formatDateTime(r.createdAt, language)} · {t(`common:status.transcription.${r.status}`)}
-                </p>
+                <p className="text-xs text-slate-500">{formatDateTime(r.createdAt, language)}</p>
+                <Status recording={r} />
                 <Tags tags={r.tags} />
                 <div className="mt-3">
                   <Actions recording={r} />
@@ -88,6 +110,29 @@ export function RecordingList({ recordings, language }: { recordings: RecordingV
         </>
       )}
     </section>
+  );
+}
+
+/** SPEC §4 status labels; a failure says why, and a queued letter says so honestly. */
+function Status({ recording }: { recording: RecordingView }) {
+  const { t } = useTranslation("recordings");
+  const processing = recording.status === "processing";
+  return (
+    <span className="block text-sm" data-status={recording.status} data-processing={processing ? "" : undefined}>
+      <span className={recording.status === "failed" ? "font-medium text-red-700" : undefined}>
+        {t(`common:status.transcription.${recording.status}`)}
+      </span>
+      {recording.failure ? (
+        <span className="block text-xs text-red-700" data-failure>
+          {t("transcriptions:status.failedReason", { reason: recording.failure })}
+        </span>
+      ) : null}
+      {recording.letterQueued ? (
+        <span className="block text-xs text-slate-500" data-letter-queued>
+          {t("transcriptions:status.letterQueued")}
+        </span>
+      ) : null}
+    </span>
   );
 }
 

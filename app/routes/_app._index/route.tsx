@@ -6,6 +6,7 @@ import type { RouteHandle } from "~/components/page-scripts";
 import { SectionHeader } from "~/components/ui/section";
 import { toTemplateLanguage } from "~/i18n";
 import { findRecordingByKey, listReadyRecordings } from "~/models/recording.server";
+import { listFailedJobReasons } from "~/models/transcription.server";
 import { recordingNumbers } from "~/models/recording-number";
 import { audit } from "~/services/audit.server";
 import { getConfig } from "~/services/config.server";
@@ -15,7 +16,15 @@ import { getPlaybackUrl } from "~/services/recordings.server";
 import { requireUser } from "~/services/session.server";
 import { setToast } from "~/services/toast.server";
 import { listUserTemplates } from "~/services/templates.server";
-import { deleteIntent, renameIntent, resetIntent, tagIntent, uploadIntent } from "./actions.server";
+import {
+  afterUpload,
+  deleteIntent,
+  renameIntent,
+  resetIntent,
+  tagIntent,
+  transcribeIntent,
+  uploadIntent,
+} from "./actions.server";
 import { DeleteDialog, EditDialog, PlayerDialog } from "./dialogs";
 import { RecordingList } from "./recording-list";
 import { UploadPanel } from "./upload-panel";
@@ -24,7 +33,10 @@ import { UploadPanel } from "./upload-panel";
 // (play, rename and tags, delete) are query parameters rendered by the server,
 // so everything works without JavaScript.
 
-export const handle: RouteHandle = { i18n: ["common", "recordings"], scripts: ["shell", "audio", "upload"] };
+export const handle: RouteHandle = {
+  i18n: ["common", "recordings", "transcriptions"],
+  scripts: ["shell", "audio", "upload"],
+};
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data?.title ?? "Skribent" }];
 
@@ -32,11 +44,12 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const user = await requireUser(request);
   const language = await getLanguage(request);
   const url = new URL(request.url);
-  const t = await getFixedTFor(language, ["common", "recordings"]);
+  const t = await getFixedTFor(language, ["common", "recordings", "transcriptions"]);
   const templateLanguage = toTemplateLanguage(language);
-  const [rows, templates] = await Promise.all([
+  const [rows, templates, failures] = await Promise.all([
     listReadyRecordings({ ownerId: user.id }),
     listUserTemplates({ userId: user.id, language: templateLanguage }),
+    listFailedJobReasons({ ownerId: user.id }),
   ]);
   const numbers = recordingNumbers(rows.map((r) => r.storage_key));
   const recordings = rows.map((r) => ({
@@ -48,6 +61,12 @@ export async function loader({ request }: LoaderFunctionArgs) {
     status: r.transcription_status,
     tags: r.tags,
     canReset: Boolean(r.transcript_key) || r.medical_letter_status !== "pending",
+    canTranscribe: r.transcription_status === "pending" || r.transcription_status === "failed",
+    failure: r.transcription_status === "failed" ? t(failures.get(r.id) ?? "transcriptions:errors.failed") : null,
+    letterQueued:
+      r.transcription_status === "completed" &&
+      r.transcription_mode === "transcript_and_letter" &&
+      r.medical_letter_status === "pending",
   }));
   const dialogKey = url.searchParams.get("play") ?? url.searchParams.get("edit") ?? url.searchParams.get("delete");
   const selected = dialogKey ? recordings.find((r) => r.key === dialogKey) : undefined;
@@ -102,11 +121,18 @@ export async function action({ request }: ActionFunctionArgs) {
         if (form.get("intent") === "rename") return await renameIntent(user, form, request, recording.display_name);
         return await tagIntent(user, form, request, recording.tags);
       }
-      case "uploaded":
-        // The browser upload (progress, retries) finished through the API; say so once.
-        return redirect("/", {
-          headers: { "Set-Cookie": await setToast({ type: "success", key: "recordings:audio.uploaded" }) },
-        });
+      case "uploaded": {
+        // The browser upload (progress, retries) finished through the API: say so once, and start
+        // transcription when configured — for a recording this user owns and that passed its checks.
+        const recording = await findRecordingByKey({ ownerId: user.id, key: String(form.get("key") ?? "") });
+        if (!recording || recording.upload_status !== "ready")
+          return redirect("/", {
+            headers: { "Set-Cookie": await setToast({ type: "success", key: "recordings:audio.uploaded" }) },
+          });
+        return await afterUpload(user, recording.storage_key, request);
+      }
+      case "transcribe":
+        return await transcribeIntent(user, form, request);
       case "delete":
         return await deleteIntent(user, form, request);
       case "reset":

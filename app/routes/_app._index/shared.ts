@@ -8,6 +8,11 @@ export type RecordingView = {
   status: string;
   tags: string[];
   canReset: boolean;
+  /** SPEC §4: the transcribe button is disabled while processing and once completed. */
+  canTranscribe: boolean;
+  /** Translated reason of a failed transcription. */
+  failure: string | null;
+  letterQueued: boolean;
 };
 
 export const button = "rounded-md bg-brand-600 px-4 py-2 text-sm font-medium text-white hover:bg-brand-700";

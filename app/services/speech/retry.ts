@@ -55,15 +55,27 @@ export async function withRetries<T>(
  */
 export async function fetchWithTimeout(
   url: string,
-  init: RequestInit & { timeoutMs: number; signal?: AbortSignal },
+  init: RequestInit & { timeoutMs: number; signal?: AbortSignal; upload?: boolean },
 ): Promise<Response> {
-  const { timeoutMs, signal, ...rest } = init;
+  const { timeoutMs, signal, upload, ...rest } = init;
   const timeout = AbortSignal.timeout(timeoutMs);
   const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
   try {
-    return await fetch(url, { ...rest, signal: combined, redirect: "manual" });
+    // An upload refuses redirects outright: to follow one, undici keeps a copy of the whole body in
+    // memory (nodejs/undici#4058) — hundreds of MB for a long recording.
+    return await fetch(url, {
+      ...rest,
+      signal: combined,
+      redirect: upload ? "error" : "manual",
+      ...(upload ? { window: null } : {}),
+    });
   } catch (error) {
     if (signal?.aborted) throw error;
+    if (upload && (error as { cause?: { message?: unknown } }).cause?.message === "unexpected redirect") {
+      throw new SpeechEngineError("permanent", `${new URL(url).host} answered the upload with a redirect`, {
+        cause: error,
+      });
+    }
     if (timeout.aborted) {
       throw new SpeechEngineError("transient", `No answer from ${new URL(url).host} within ${timeoutMs} ms`, {
         cause: error,

@@ -1,0 +1,280 @@
+import { sql, type Kysely, type Transaction } from "kysely";
+import { getDb } from "~/services/db.server";
+import type { Database, TranscriptionJobStatus } from "./schema";
+
+// Transcription jobs and transcripts, scoped by owner wherever a user asks (STYLE.md §2). The worker's
+// own calls name a job by id: it acts for the job's owner, whose id it carries along.
+
+type Db = Kysely<Database> | Transaction<Database>;
+
+const jobColumns = [
+  "id",
+  "recording_id",
+  "owner_id",
+  "job_name",
+  "status",
+  "attempts",
+  "lease_until",
+  "error_key",
+  "error_detail",
+  "engine",
+  "created_at",
+  "started_at",
+  "engine_called_at",
+  "engine_returned_at",
+  "finished_at",
+] as const;
+
+export async function findJobOfRecording(db: Db, args: { ownerId: string; recordingId: string }) {
+  return db
+    .selectFrom("transcription_jobs")
+    .where("owner_id", "=", args.ownerId)
+    .where("recording_id", "=", args.recordingId)
+    .select(jobColumns)
+    .executeTakeFirst();
+}
+
+export async function findJobByName({ ownerId, jobName }: { ownerId: string; jobName: string }) {
+  return getDb()
+    .selectFrom("transcription_jobs")
+    .innerJoin("recordings", "recordings.id", "transcription_jobs.recording_id")
+    .where("transcription_jobs.owner_id", "=", ownerId)
+    .where("transcription_jobs.job_name", "=", jobName)
+    .select([
+      "transcription_jobs.job_name",
+      "transcription_jobs.status",
+      "transcription_jobs.error_key",
+      "transcription_jobs.created_at",
+      "transcription_jobs.finished_at",
+      "recordings.storage_key",
+      "recordings.transcription_status",
+      "recordings.transcript_key",
+    ])
+    .executeTakeFirst();
+}
+
+export async function findJobById(id: string) {
+  return getDb().selectFrom("transcription_jobs").where("id", "=", id).select(jobColumns).executeTakeFirst();
+}
+
+/** A fresh run: replaces a finished job of the recording (there is at most one job per recording). */
+export async function replaceJob(
+  db: Db,
+  args: { ownerId: string; recordingId: string; jobName: string; engine: string },
+): Promise<{ id: string }> {
+  await db
+    .deleteFrom("transcription_jobs")
+    .where("owner_id", "=", args.ownerId)
+    .where("recording_id", "=", args.recordingId)
+    .execute();
+  return db
+    .insertInto("transcription_jobs")
+    .values({
+      owner_id: args.ownerId,
+      recording_id: args.recordingId,
+      job_name: args.jobName,
+      engine: args.engine,
+      status: "queued",
+      updated_at: new Date(),
+    })
+    .returning("id")
+    .executeTakeFirstOrThrow();
+}
+
+/**
+ * Takes the job for one run: only a queued job, or a running one whose lease lapsed (its worker died).
+ * Two workers handed the same job never both get it.
+ */
+export async function claimJob(id: string, leaseMs: number, now = new Date()) {
+  return getDb()
+    .updateTable("transcription_jobs")
+    .set({
+      status: "running",
+      attempts: sql`attempts + 1`,
+      lease_until: new Date(now.getTime() + leaseMs),
+      started_at: sql`coalesce(started_at, ${now})`,
+      updated_at: now,
+    })
+    .where("id", "=", id)
+    .where((eb) =>
+      eb.or([eb("status", "=", "queued"), eb.and([eb("status", "=", "running"), eb("lease_until", "<", now)])]),
+    )
+    .returning(jobColumns)
+    .executeTakeFirst();
+}
+
+/** Extends the lease of a run still in progress; false when the job is gone or no longer this run's. */
+export async function renewLease(id: string, attempt: number, leaseMs: number, now = new Date()) {
+  const result = await getDb()
+    .updateTable("transcription_jobs")
+    .set({ lease_until: new Date(now.getTime() + leaseMs), updated_at: now })
+    .where("id", "=", id)
+    .where("status", "=", "running")
+    .where("attempts", "=", attempt)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+export async function markEngineTimes(id: string, set: { engine_called_at?: Date; engine_returned_at?: Date }) {
+  await getDb().updateTable("transcription_jobs").set(set).where("id", "=", id).execute();
+}
+
+/** Ends a run of `attempt`; a later run (after a lapsed lease) is not overwritten by a late finisher. */
+export async function finishJob(
+  db: Db,
+  args: {
+    id: string;
+    attempt: number;
+    status: Exclude<TranscriptionJobStatus, "running">;
+    errorKey?: string;
+    errorDetail?: string;
+  },
+) {
+  const result = await db
+    .updateTable("transcription_jobs")
+    .set({
+      status: args.status,
+      lease_until: null,
+      error_key: args.errorKey ?? null,
+      error_detail: args.errorDetail?.slice(0, 500) ?? null,
+      finished_at: args.status === "queued" ? null : new Date(),
+      updated_at: new Date(),
+    })
+    .where("id", "=", args.id)
+    .where("status", "=", "running")
+    .where("attempts", "=", args.attempt)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/** Running jobs whose lease lapsed go back to the queue; their ids are returned to be sent again. */
+export async function requeueLapsedJobs(now = new Date()) {
+  const rows = await getDb()
+    .updateTable("transcription_jobs")
+    .set({ status: "queued", lease_until: null, updated_at: now })
+    .where("status", "=", "running")
+    .where("lease_until", "<", now)
+    .returning("id")
+    .execute();
+  return rows.map((r) => r.id);
+}
+
+/** Queued jobs that have waited long (a lost wake-up): sent again; claiming makes duplicates harmless. */
+export async function listWaitingJobs(before: Date) {
+  return getDb()
+    .selectFrom("transcription_jobs")
+    .where("status", "=", "queued")
+    .where("updated_at", "<", before)
+    .select("id")
+    .execute();
+}
+
+export async function insertTranscript(
+  db: Db,
+  values: {
+    ownerId: string;
+    recordingId: string;
+    key: string;
+    language: string;
+    engine: string;
+    audioSeconds: number;
+    wordCount: number;
+    speakerCount: number;
+    tags: string[];
+  },
+) {
+  return db
+    .insertInto("transcripts")
+    .values({
+      owner_id: values.ownerId,
+      recording_id: values.recordingId,
+      storage_key: values.key,
+      language_code: values.language,
+      engine: values.engine,
+      audio_seconds: values.audioSeconds,
+      word_count: values.wordCount,
+      speaker_count: values.speakerCount,
+      tags: JSON.stringify(values.tags),
+    })
+    .onConflict((oc) => oc.column("recording_id").doNothing())
+    .returning("id")
+    .executeTakeFirst();
+}
+
+export async function findTranscriptByKey({ ownerId, key }: { ownerId: string; key: string }) {
+  return getDb()
+    .selectFrom("transcripts")
+    .innerJoin("recordings", "recordings.id", "transcripts.recording_id")
+    .where("transcripts.owner_id", "=", ownerId)
+    .where("transcripts.storage_key", "=", key)
+    .select([
+      "transcripts.id",
+      "transcripts.recording_id",
+      "transcripts.storage_key",
+      "transcripts.created_at",
+      "transcripts.tags",
+      "recordings.storage_key as source_key",
+      "recordings.original_filename",
+      "recordings.display_name",
+      "recordings.language_code",
+      "recordings.template_id",
+    ])
+    .executeTakeFirst();
+}
+
+export async function deleteTranscriptRow(db: Db, { ownerId, recordingId }: { ownerId: string; recordingId: string }) {
+  const result = await db
+    .deleteFrom("transcripts")
+    .where("owner_id", "=", ownerId)
+    .where("recording_id", "=", recordingId)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
+export async function setTranscriptTags({
+  ownerId,
+  recordingId,
+  tags,
+}: {
+  ownerId: string;
+  recordingId: string;
+  tags: string[];
+}) {
+  await getDb()
+    .updateTable("transcripts")
+    .set({ tags: JSON.stringify(tags) })
+    .where("owner_id", "=", ownerId)
+    .where("recording_id", "=", recordingId)
+    .execute();
+}
+
+/** SPEC §2 Transcriptions section: recordings with a completed transcript, newest first. */
+export async function listTranscribedRecordings({ ownerId }: { ownerId: string }) {
+  return getDb()
+    .selectFrom("transcripts")
+    .innerJoin("recordings", "recordings.id", "transcripts.recording_id")
+    .where("transcripts.owner_id", "=", ownerId)
+    .where("recordings.transcription_status", "=", "completed")
+    .select([
+      "recordings.storage_key as source_key",
+      "recordings.original_filename",
+      "recordings.display_name",
+      "recordings.medical_letter_status",
+      "recordings.transcription_mode",
+      "transcripts.storage_key",
+      "transcripts.created_at",
+    ])
+    .orderBy("transcripts.created_at", "desc")
+    .execute();
+}
+
+/** Why the owner's failed transcriptions failed (i18n keys), by recording. */
+export async function listFailedJobReasons({ ownerId }: { ownerId: string }) {
+  const rows = await getDb()
+    .selectFrom("transcription_jobs")
+    .where("owner_id", "=", ownerId)
+    .where("status", "=", "failed")
+    .select(["recording_id", "error_key"])
+    .execute();
+  return new Map(rows.map((r) => [r.recording_id, r.error_key]));
+}

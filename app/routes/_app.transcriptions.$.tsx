@@ -1,0 +1,223 @@
+import { redirect, type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-run/node";
+import { Form, Link, useLoaderData, useLocation } from "@remix-run/react";
+import { useTranslation } from "react-i18next";
+import { Modal } from "~/components/ui/modal";
+import { formatDateTime, type Language } from "~/i18n";
+import { audit } from "~/services/audit.server";
+import { DomainError } from "~/services/domain-error.server";
+import { getLanguage } from "~/services/i18n.server";
+import { requireUser } from "~/services/session.server";
+import { speakerLabel, type TranscriptWord } from "~/services/speech/transcript-format";
+import { setToast } from "~/services/toast.server";
+import { deleteTranscript, getTranscript } from "~/services/transcription.server";
+
+// SPEC §2 transcript viewer: a server-rendered modal over the list. Speaker cards, text per speaker in
+// six colours, confidence highlights with a legend (on by default; `?highlight=off`, remembered by
+// transcript.js), copy and delete. Every word is rendered as text: nothing spoken becomes markup.
+
+const SPEAKER_COLOURS = [
+  "border-sky-500 bg-sky-50",
+  "border-emerald-500 bg-emerald-50",
+  "border-amber-500 bg-amber-50",
+  "border-violet-500 bg-violet-50",
+  "border-rose-500 bg-rose-50",
+  "border-teal-500 bg-teal-50",
+];
+const button = "rounded-md bg-brand-600 px-4 py-2 text-sm font-medium text-white hover:bg-brand-700";
+const quiet = "rounded-md border border-slate-300 px-3 py-1.5 text-sm text-slate-700 hover:bg-slate-50";
+
+function notFound(error: unknown): never {
+  if (error instanceof DomainError && (error.kind === "not_found" || error.kind === "invalid")) {
+    throw new Response("Not found", { status: 404 });
+  }
+  throw error;
+}
+
+export async function loader({ request, params }: LoaderFunctionArgs) {
+  const user = await requireUser(request);
+  const language = await getLanguage(request);
+  const { row, document } = await getTranscript({ userId: user.id, key: params["*"] }).catch(notFound);
+  await audit({
+    userId: user.id,
+    action: "transcript.read",
+    entityType: "transcript",
+    entityId: row.storage_key,
+    outcome: "success",
+    request,
+  });
+  const url = new URL(request.url);
+  return {
+    language,
+    key: row.storage_key,
+    name: row.display_name ?? row.original_filename,
+    createdAt: document.created_at,
+    languageCode: document.language_code,
+    speakers: Object.entries(document.speakers_info).map(([speaker, info]) => ({
+      speaker,
+      number: document.turns.find((turn) => turn.speaker === speaker)?.speaker_number ?? 1,
+      ...info,
+    })),
+    turns: document.turns,
+    wordCount: document.word_count,
+    plainText: document.formatted_transcript,
+    highlight: url.searchParams.get("highlight") !== "off",
+    confirmDelete: url.searchParams.has("delete"),
+  };
+}
+
+export async function action({ request, params }: ActionFunctionArgs) {
+  const user = await requireUser(request);
+  const form = await request.formData();
+  if (form.get("intent") !== "delete") throw new Response("Unknown intent", { status: 400 });
+  const key = `transcripts/${params["*"] ?? ""}`;
+  await deleteTranscript({ userId: user.id, transcriptKey: key }).catch(notFound);
+  await audit({
+    userId: user.id,
+    action: "transcript.delete",
+    entityType: "transcript",
+    entityId: key,
+    outcome: "success",
+    request,
+  });
+  return redirect("/transcriptions", {
+    headers: { "Set-Cookie": await setToast({ type: "success", key: "transcriptions:toast.deleted" }) },
+  });
+}
+
+function clock(seconds: number) {
+  const s = Math.round(seconds);
+  const h = Math.floor(s / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  const rest = String(s % 60).padStart(2, "0");
+  return h > 0 ? `${h}:${String(m).padStart(2, "0")}:${rest}` : `${m}:${rest}`;
+}
+
+function Word({ word, first }: { word: TranscriptWord; first: boolean }) {
+  const space = word.punctuation || first ? "" : " ";
+  if (word.confidence_level === "high" || word.punctuation) return <>{space + word.text}</>;
+  return (
+    <>
+      {space}
+      <mark className={`confidence-${word.confidence_level}`} data-confidence={word.confidence_level}>
+        {word.text}
+      </mark>
+    </>
+  );
+}
+
+export default function TranscriptViewer() {
+  const data = useLoaderData<typeof loader>();
+  const { t } = useTranslation("transcriptions");
+  const { pathname } = useLocation();
+  const toggleTo = data.highlight ? `${pathname}?highlight=off` : pathname;
+  return (
+    <Modal title={t("viewer.title", { name: data.name })} closeTo="/transcriptions" closeLabel={t("viewer.close")} wide>
+      <div data-transcript-viewer data-highlight={data.highlight ? "on" : "off"}>
+        <p className="mb-4 text-sm text-slate-600">
+          {t("viewer.created", { date: formatDateTime(data.createdAt, data.language as Language) })} ·{" "}
+          {t("viewer.words", { count: data.wordCount })}
+        </p>
+
+        {data.confirmDelete ? (
+          <div className="mb-4 rounded-md border border-red-300 bg-red-50 p-4" role="alert" data-confirm-delete>
+            <p className="font-medium text-red-900">{t("viewer.deleteTitle")}</p>
+            <p className="mt-1 text-sm text-red-900">{t("viewer.deleteBody")}</p>
+            <div className="mt-3 flex gap-2">
+              <Form method="post">
+                <input type="hidden" name="intent" value="delete" />
+                <button type="submit" className="rounded-md bg-red-700 px-4 py-2 text-sm font-medium text-white">
+                  {t("viewer.deleteConfirm")}
+                </button>
+              </Form>
+              <Link to={pathname} className={quiet}>
+                {t("viewer.cancel")}
+              </Link>
+            </div>
+          </div>
+        ) : null}
+
+        <div className="mb-4 flex flex-wrap items-center gap-2">
+          <button type="button" className={button} hidden data-copy data-copied-label={t("viewer.copied")}>
+            {t("viewer.copy")}
+          </button>
+          <Link
+            to={toggleTo}
+            className={quiet}
+            data-highlight-toggle
+            data-label-on={t("viewer.highlightsOn")}
+            data-label-off={t("viewer.highlightsOff")}
+          >
+            {data.highlight ? t("viewer.highlightsOff") : t("viewer.highlightsOn")}
+          </Link>
+          {data.confirmDelete ? null : (
+            <Link to={`${pathname}?delete=1`} className={`${quiet} text-red-700`} data-action="delete">
+              {t("list.delete")}
+            </Link>
+          )}
+        </div>
+
+        <p className="mb-4 flex flex-wrap items-center gap-3 text-xs text-slate-600" data-legend>
+          <span>{t("viewer.legend")}</span>
+          <mark className="confidence-low">{t("viewer.legendLow")}</mark>
+          <mark className="confidence-medium">{t("viewer.legendMedium")}</mark>
+          <span>{t("viewer.legendHigh")}</span>
+        </p>
+
+        <h3 className="mb-2 text-sm font-medium text-slate-700">{t("viewer.speakers")}</h3>
+        <ul className="mb-6 grid gap-3 sm:grid-cols-2 lg:grid-cols-3">
+          {data.speakers.map((s) => (
+            <li
+              key={s.speaker}
+              className={`rounded-md border-l-4 p-3 text-sm ${SPEAKER_COLOURS[(s.number - 1) % SPEAKER_COLOURS.length]}`}
+              data-speaker-card={s.number}
+            >
+              <p className="font-medium">{speakerLabel(data.languageCode, s.number)}</p>
+              <p className="text-xs text-slate-600">
+                {t("viewer.segments", { count: s.total_segments })} ·{" "}
+                {t("viewer.duration", { duration: clock(s.total_duration) })} ·{" "}
+                {t("viewer.firstAppearance", { time: clock(s.first_appearance) })}
+              </p>
+            </li>
+          ))}
+        </ul>
+
+        <div className="space-y-4" data-transcript-text>
+          {data.turns.map((turn, i) => (
+            <section
+              key={i}
+              className={`rounded-md border-l-4 px-4 py-3 ${SPEAKER_COLOURS[(turn.speaker_number - 1) % SPEAKER_COLOURS.length]}`}
+              data-turn={turn.speaker_number}
+            >
+              <h4 className="mb-1 text-xs font-semibold tracking-wide text-slate-600 uppercase">
+                {speakerLabel(data.languageCode, turn.speaker_number)} · {clock(turn.start)}
+              </h4>
+              {turn.paragraphs.map((paragraph, j) => (
+                <p key={j} className="mb-2 leading-relaxed last:mb-0">
+                  {paragraph.map((word, k) =>
+                    data.highlight ? (
+                      <Word key={k} word={word} first={k === 0} />
+                    ) : (
+                      (word.punctuation || k === 0 ? "" : " ") + word.text
+                    ),
+                  )}
+                </p>
+              ))}
+            </section>
+          ))}
+        </div>
+
+        {/* The plain text for copying: the copy button's source, and selectable without JavaScript. */}
+        <details className="mt-6 text-sm">
+          <summary className="cursor-pointer text-slate-600">{t("viewer.copyHint")}</summary>
+          <textarea
+            readOnly
+            rows={8}
+            className="mt-2 w-full rounded border border-slate-300 p-2 font-mono text-xs"
+            data-copy-source
+            defaultValue={data.plainText}
+          />
+        </details>
+      </div>
+    </Modal>
+  );
+}

@@ -1,0 +1,33 @@
+import type { LoaderFunctionArgs } from "@remix-run/node";
+import { apiJson, apiRoute, requireApiUser } from "~/services/api.server";
+import { audit } from "~/services/audit.server";
+import { getTranscript } from "~/services/transcription.server";
+
+// SPEC §7 GET /api/transcript_v2/{key} (with or without the leading "transcripts/"). The text fields
+// are plain text except `highlighted_transcript`, which is escaped markup: nothing spoken becomes HTML.
+export const loader = apiRoute(async ({ request, params }: LoaderFunctionArgs) => {
+  const user = await requireApiUser(request);
+  const { row, document } = await getTranscript({ userId: user.id, key: params["*"] });
+  await audit({
+    userId: user.id,
+    action: "transcript.read",
+    entityType: "transcript",
+    entityId: row.storage_key,
+    outcome: "success",
+    request,
+  });
+  return apiJson({
+    transcript_key: row.storage_key,
+    source_key: row.source_key,
+    original_filename: row.original_filename,
+    display_name: row.display_name,
+    language_code: document.language_code,
+    created_at: document.created_at,
+    raw_transcript: document.raw_transcript,
+    formatted_transcript: document.formatted_transcript,
+    highlighted_transcript: document.highlighted_transcript,
+    speakers_info: document.speakers_info,
+    words: document.turns.flatMap((turn) => turn.paragraphs.flat().map((word) => ({ ...word, speaker: turn.speaker }))),
+    tags: row.tags,
+  });
+});

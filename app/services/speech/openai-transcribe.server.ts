@@ -1,0 +1,443 @@
+import { openAsBlob } from "node:fs";
+import { FormData, type Response } from "undici";
+import { z } from "zod";
+
+import { DEFAULT_RETRY, fetchWithTimeout, withRetries, type RetryPolicy } from "./retry";
+import {
+  SpeechEngineError,
+  type EngineHealth,
+  type EngineResult,
+  type EngineWord,
+  type SpeechEngine,
+  type SpeechRequest,
+  type VocabularyEntry,
+} from "./types";
+
+// The speech engine for an OpenAI-compatible transcription server (PROTOCOLS.md §3.1, §3.3, §3.4): OpenAI's
+// whisper-1, speaches/faster-whisper-server, vLLM, Ollama. One multipart POST per recording asking for
+// verbose_json with word and segment timestamps; the answer is read tolerantly because every server fills
+// it differently:
+// - Confidence: OpenAI gives no per-word probability. A word takes exp(avg_logprob) of the segment it falls
+//   in (the mean token probability of that segment, clamped to 0..1); a word's own `probability`
+//   (faster-whisper/speaches) wins when present. No figure at all → 0.5 (unknown).
+// - Words: `words` when the server sent them. Without them, each segment's text is split on whitespace and
+//   the segment's time is shared evenly between its words (times are then approximate, to the segment).
+//   With neither (Ollama answers only {"text"}), the words are spread evenly over the whole recording.
+// - Punctuation: Whisper attaches it to the word ("Tag."); trailing . , ? ! ; : become tokens of their own.
+//   OpenAI's `words` carry no punctuation at all, so it is taken back from the punctuated `text` when the
+//   word sequence lines up with it.
+// - No speaker separation: every word is speaker "S1".
+
+export type OpenAiTranscriptionConfig = {
+  /** The API root, e.g. http://whisper.local:8000/v1 */
+  baseUrl: string;
+  apiKey?: string;
+  model: string;
+  /** For the whole upload and answer; 10 min by default (openai-node's default). */
+  requestTimeoutMs?: number;
+  retry?: RetryPolicy;
+};
+
+const DEFAULT_REQUEST_TIMEOUT_MS = 10 * 60_000;
+const DEFAULT_CHECK_TIMEOUT_MS = 5_000;
+const SPEAKER = "S1";
+const UNKNOWN_CONFIDENCE = 0.5;
+
+// Whisper keeps only the last 223 tokens of a prompt (n_ctx/2 - 1) and drops the beginning, which is where
+// the most useful vocabulary is. German medical terms run at roughly three characters a token, so the prompt
+// is bounded by characters as well as by words to stay inside the window.
+export const PROMPT_MAX_WORDS = 200;
+export const PROMPT_MAX_CHARS = 600;
+
+const PUNCTUATION_RUN = /[.,?!;:]+$/u;
+const SENTENCE_END = /[.?!]/u;
+
+/** The custom vocabulary as a Whisper initial prompt: the first terms that fit, joined with ", ". */
+export function whisperPrompt(vocabulary: VocabularyEntry[]): string {
+  const terms: string[] = [];
+  const seen = new Set<string>();
+  let words = 0;
+  let chars = 0;
+  for (const entry of vocabulary) {
+    const term = entry.content.trim().replace(/\s+/g, " ");
+    const key = term.toLocaleLowerCase();
+    if (!term || seen.has(key)) continue;
+    const termWords = term.split(" ").length;
+    const termChars = term.length + (terms.length ? 2 : 0);
+    // A term too long for what is left is skipped; a shorter one after it may still fit.
+    if (words + termWords > PROMPT_MAX_WORDS || chars + termChars > PROMPT_MAX_CHARS) continue;
+    seen.add(key);
+    terms.push(term);
+    words += termWords;
+    chars += termChars;
+  }
+  return terms.join(", ");
+}
+
+// ---- The answer ----------------------------------------------------------------------------------------
+
+/** Seconds as a number, or as a numeric string (vLLM types `duration` as a string). */
+const seconds = z
+  .union([z.number(), z.string().trim().min(1)])
+  .transform(Number)
+  .pipe(z.number().finite());
+
+const wordSchema = z.object({
+  word: z.string(),
+  start: seconds,
+  end: seconds,
+  probability: z.number().finite().nullish(),
+});
+
+const segmentSchema = z.object({
+  start: seconds,
+  end: seconds,
+  text: z.string(),
+  avg_logprob: z.number().finite().nullish(),
+});
+
+const answerSchema = z
+  .object({
+    text: z.string().nullish(),
+    language: z.string().nullish(),
+    duration: seconds.nullish(),
+    segments: z.array(segmentSchema).nullish(),
+    words: z.array(wordSchema).nullish(),
+  })
+  .refine((a) => typeof a.text === "string" || a.segments != null || a.words != null, {
+    message: "neither text, segments nor words",
+  });
+
+type Answer = z.infer<typeof answerSchema>;
+type Segment = z.infer<typeof segmentSchema>;
+
+const LANGUAGES: Record<string, "de" | "en"> = {
+  de: "de",
+  deu: "de",
+  ger: "de",
+  german: "de",
+  deutsch: "de",
+  en: "en",
+  eng: "en",
+  english: "en",
+};
+
+function clamp01(value: number) {
+  return Math.min(1, Math.max(0, value));
+}
+
+function segmentConfidence(segment: Segment | undefined): number {
+  return segment?.avg_logprob == null ? UNKNOWN_CONFIDENCE : clamp01(Math.exp(segment.avg_logprob));
+}
+
+/** A recognised token, its trailing punctuation split off into tokens of their own. */
+function tokens(text: string, start: number, end: number, confidence: number): EngineWord[] {
+  const from = Math.max(0, start);
+  const to = Math.max(from, end);
+  const run = PUNCTUATION_RUN.exec(text)?.[0] ?? "";
+  const word = text.slice(0, text.length - run.length);
+  const out: EngineWord[] = [];
+  if (word) out.push({ text: word, start: from, end: to, confidence, speaker: SPEAKER });
+  if (run) {
+    out.push({
+      text: run,
+      start: to,
+      end: to,
+      confidence,
+      speaker: SPEAKER,
+      punctuation: true,
+      ...(SENTENCE_END.test(run) ? { endOfSentence: true } : {}),
+    });
+  }
+  return out;
+}
+
+function bare(text: string) {
+  return text.toLocaleLowerCase().replace(/[^\p{L}\p{N}]+/gu, "");
+}
+
+/**
+ * OpenAI's `words` are bare ("Tag" where the text has "Tag."). Walks the punctuated text alongside the words
+ * and gives each bare word the punctuation its counterpart in the text has. Words the text does not line
+ * up with (a few tokens of look-ahead re-synchronise) stay as they are.
+ */
+function punctuate(words: string[], text: string): string[] {
+  const parts = text.split(/\s+/).filter(Boolean);
+  const LOOK_AHEAD = 4;
+  let next = 0;
+  return words.map((word) => {
+    const key = bare(word);
+    if (!key) return word;
+    for (let at = next; at < Math.min(parts.length, next + LOOK_AHEAD); at++) {
+      if (bare(parts[at]) !== key) continue;
+      next = at + 1;
+      const run = PUNCTUATION_RUN.exec(parts[at])?.[0];
+      return run && !PUNCTUATION_RUN.test(word) ? word + run : word;
+    }
+    return word;
+  });
+}
+
+function fromWords(answer: Answer, words: z.infer<typeof wordSchema>[]): EngineWord[] {
+  const segments = [...(answer.segments ?? [])].sort((a, b) => a.start - b.start);
+  const texts = punctuate(
+    words.map((w) => w.word.trim()),
+    answer.text ?? segments.map((s) => s.text).join(" "),
+  );
+  const out: EngineWord[] = [];
+  let index = 0;
+  words.forEach((word, i) => {
+    // The segment a word belongs to: the last one starting at or before the word's middle.
+    const middle = (word.start + word.end) / 2;
+    while (index + 1 < segments.length && middle >= segments[index + 1].start) index++;
+    const confidence = word.probability != null ? clamp01(word.probability) : segmentConfidence(segments[index]);
+    if (texts[i]) out.push(...tokens(texts[i], word.start, word.end, confidence));
+  });
+  return out;
+}
+
+/** Words spread evenly over a span: all that is known when a server gives text without word times. */
+function spread(text: string, start: number, end: number, confidence: number): EngineWord[] {
+  const parts = text.split(/\s+/).filter(Boolean);
+  const step = Math.max(0, end - start) / Math.max(parts.length, 1);
+  return parts.flatMap((part, i) => tokens(part, start + i * step, start + (i + 1) * step, confidence));
+}
+
+function toResult(answer: Answer, request: SpeechRequest): EngineResult {
+  const duration = answer.duration != null && answer.duration > 0 ? answer.duration : request.durationSeconds;
+  const segments = answer.segments ?? [];
+  let words: EngineWord[];
+  if (answer.words?.length) {
+    words = fromWords(answer, answer.words);
+  } else if (segments.some((s) => s.text.trim())) {
+    // No word timestamps (a server that ignores timestamp_granularities[]=word): each segment's words share
+    // its time evenly, with the segment's confidence.
+    words = segments.flatMap((s) => spread(s.text, s.start, s.end, segmentConfidence(s)));
+  } else if (answer.text?.trim()) {
+    // Text without any timing (Ollama prompts a chat model and answers only {"text"}): the words are spread
+    // over the whole recording so the transcript keeps its order, with an unknown (0.5) confidence.
+    words = spread(answer.text, 0, duration, UNKNOWN_CONFIDENCE);
+  } else {
+    words = [];
+  }
+  const language = LANGUAGES[answer.language?.trim().toLowerCase() ?? ""] ?? request.language;
+  return { engine: "openai", language, audioSeconds: duration, words };
+}
+
+// ---- Errors --------------------------------------------------------------------------------------------
+
+type ErrorInfo = { message?: string; type?: string; code?: string };
+
+function plainText(text: string) {
+  return text
+    .replace(/<[^>]*>/g, " ")
+    .replace(/\s+/g, " ")
+    .trim();
+}
+
+function asString(value: unknown): string | undefined {
+  if (typeof value === "string") return value;
+  if (typeof value === "number") return String(value);
+  return undefined;
+}
+
+/** The message, type and code of every error body in use: OpenAI, vLLM (flat), llama.cpp, FastAPI, text. */
+function errorInfo(body: string): ErrorInfo {
+  let json: unknown;
+  try {
+    json = JSON.parse(body);
+  } catch {
+    return { message: plainText(body) || undefined };
+  }
+  if (typeof json !== "object" || json === null) return { message: plainText(body) || undefined };
+  const object = json as Record<string, unknown>;
+  if (typeof object.error === "object" && object.error !== null) {
+    const error = object.error as Record<string, unknown>;
+    return { message: asString(error.message), type: asString(error.type), code: asString(error.code) };
+  }
+  if (typeof object.error === "string") return { message: object.error };
+  if (object.detail !== undefined) {
+    const { detail } = object;
+    if (typeof detail === "string") return { message: detail };
+    if (Array.isArray(detail)) {
+      // FastAPI's validation errors: [{loc, msg, type}, …]
+      const messages = detail.map((d) => asString((d as Record<string, unknown> | null)?.msg)).filter(Boolean);
+      return { message: messages.join("; ") || undefined };
+    }
+  }
+  return { message: asString(object.message), type: asString(object.type), code: asString(object.code) };
+}
+
+/** openai-node's order: retry-after-ms, then Retry-After as seconds or an HTTP date; only 0–60 s counts. */
+function retryAfter(response: Response): number | undefined {
+  const candidates: number[] = [];
+  const ms = response.headers.get("retry-after-ms");
+  if (ms) candidates.push(Number.parseFloat(ms));
+  const header = response.headers.get("retry-after");
+  if (header) {
+    const secondsValue = Number.parseFloat(header);
+    candidates.push(Number.isNaN(secondsValue) ? Date.parse(header) - Date.now() : secondsValue * 1000);
+  }
+  return candidates.find((value) => Number.isFinite(value) && value >= 0 && value <= 60_000);
+}
+
+// ---- The engine ----------------------------------------------------------------------------------------
+
+export function createOpenAiTranscriptionEngine(config: OpenAiTranscriptionConfig): SpeechEngine {
+  const baseUrl = config.baseUrl.trim().replace(/\/+$/, "");
+  const timeoutMs = config.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  const policy = config.retry ?? DEFAULT_RETRY;
+  const host = baseUrl ? safeHost(baseUrl) : "";
+
+  function safeHost(url: string) {
+    try {
+      return new URL(url).host;
+    } catch {
+      return "the transcription server";
+    }
+  }
+
+  function headers(): Record<string, string> {
+    const out: Record<string, string> = { Accept: "application/json" };
+    if (config.apiKey) out.Authorization = `Bearer ${config.apiKey}`;
+    return out;
+  }
+
+  /** Keeps the key out of messages, even in the masked form OpenAI echoes back. */
+  function redact(text: string) {
+    const key = config.apiKey;
+    const clean = key && key.length >= 4 ? text.split(key).join("***") : text;
+    return clean.length > 300 ? `${clean.slice(0, 300)}…` : clean;
+  }
+
+  function httpError(response: Response, body: string): SpeechEngineError {
+    const { status } = response;
+    const info = errorInfo(body);
+    const detail = redact(info.message ?? response.statusText ?? "");
+    const said = detail ? `: ${detail}` : "";
+    const quota = info.type === "insufficient_quota" || info.code === "insufficient_quota";
+
+    let kind: "transient" | "permanent" =
+      status === 408 || status === 409 || status === 429 || status >= 500 ? "transient" : "permanent";
+    const shouldRetry = response.headers.get("x-should-retry");
+    if (shouldRetry === "true") kind = "transient";
+    if (shouldRetry === "false") kind = "permanent";
+    // An exhausted quota stays exhausted: never retried, whatever the headers say.
+    if (quota) kind = "permanent";
+
+    let message: string;
+    if (status === 401 || status === 403) {
+      message = config.apiKey
+        ? `${host} refused the API key (${status})${said}. Check OPENAI_TRANSCRIBE_API_KEY.`
+        : `${host} requires an API key (${status})${said}. Set OPENAI_TRANSCRIBE_API_KEY.`;
+    } else if (quota) {
+      message = `${host}: the account's quota is used up (${status})${said}`;
+    } else if (status === 413) {
+      message = `${host} refused the audio as too large (413; OpenAI takes at most 25 MiB, about 13 minutes of WAV)${said}`;
+    } else if (status === 404) {
+      message = `${host} answered 404${said}. Check OPENAI_TRANSCRIBE_URL and OPENAI_TRANSCRIBE_MODEL.`;
+    } else if (status >= 300 && status < 400) {
+      message = `${host} redirected the request (${status}); set OPENAI_TRANSCRIBE_URL to the final address.`;
+    } else {
+      message = `${host} answered ${status}${said}`;
+    }
+    // A refused key or a used-up quota is the administrator's to fix, whatever the clinician tries.
+    const userMessageKey =
+      status === 401 || status === 403 || quota ? "transcriptions:errors.engineNotConfigured" : undefined;
+    const error = new SpeechEngineError(kind, message, { status, ...(userMessageKey ? { userMessageKey } : {}) });
+    const wait = kind === "transient" ? retryAfter(response) : undefined;
+    return wait === undefined ? error : Object.assign(error, { retryAfterMs: wait });
+  }
+
+  async function readBody(response: Response, signal: AbortSignal | undefined): Promise<string> {
+    try {
+      return await response.text();
+    } catch (error) {
+      if (signal?.aborted) throw signal.reason ?? error;
+      throw new SpeechEngineError(
+        "transient",
+        `The answer from ${host} broke off or did not complete within ${timeoutMs} ms`,
+        { cause: error },
+      );
+    }
+  }
+
+  async function attempt(request: SpeechRequest, audio: Blob, prompt: string): Promise<EngineResult> {
+    const form = new FormData();
+    form.append("file", audio, "audio.wav");
+    form.append("model", config.model);
+    form.append("language", request.language);
+    form.append("response_format", "verbose_json");
+    form.append("timestamp_granularities[]", "word");
+    form.append("timestamp_granularities[]", "segment");
+    form.append("temperature", "0");
+    if (prompt) form.append("prompt", prompt);
+
+    const response = await fetchWithTimeout(`${baseUrl}/audio/transcriptions`, {
+      method: "POST",
+      headers: headers(),
+      body: form,
+      timeoutMs,
+      signal: request.signal,
+      upload: true,
+    });
+    const body = await readBody(response, request.signal);
+    if (response.status < 200 || response.status >= 300) throw httpError(response, body);
+
+    let json: unknown;
+    try {
+      json = JSON.parse(body);
+    } catch (error) {
+      // Most likely cut off on the way (a proxy, a restarting server): worth another try.
+      throw new SpeechEngineError("transient", `${host} answered 200 without valid JSON`, { cause: error });
+    }
+    const parsed = answerSchema.safeParse(json);
+    if (!parsed.success) {
+      // Well-formed JSON of the wrong shape is what this server answers; asking again will not change it.
+      throw new SpeechEngineError("permanent", `${host} answered with an unexpected transcription format`, {
+        cause: parsed.error,
+      });
+    }
+    return toResult(parsed.data, request);
+  }
+
+  return {
+    name: "openai",
+
+    async transcribe(request) {
+      if (!baseUrl) throw new SpeechEngineError("not_configured", "OPENAI_TRANSCRIBE_URL is not set");
+      let audio: Blob;
+      try {
+        audio = await openAsBlob(request.file, { type: "audio/wav" });
+      } catch (error) {
+        throw new SpeechEngineError("permanent", "The normalised audio file cannot be read", { cause: error });
+      }
+      const prompt = whisperPrompt(request.vocabulary);
+      return withRetries(() => attempt(request, audio, prompt), { policy, signal: request.signal });
+    },
+
+    async check(checkTimeoutMs = DEFAULT_CHECK_TIMEOUT_MS): Promise<EngineHealth> {
+      if (!baseUrl) return { status: "not_configured", detail: "OPENAI_TRANSCRIBE_URL is not set" };
+      try {
+        const response = await fetchWithTimeout(`${baseUrl}/models`, {
+          method: "GET",
+          headers: headers(),
+          timeoutMs: checkTimeoutMs,
+        });
+        await response.body?.cancel().catch(() => {});
+        const { status } = response;
+        if (status >= 200 && status < 300) return { status: "healthy" };
+        // Not every compatible server lists models; one that answers at all is up.
+        if (status === 404 || status === 405) return { status: "healthy", detail: "no /models endpoint" };
+        if (status === 401 || status === 403)
+          return { status: "error", detail: `${host} refused the API key (${status})` };
+        return { status: "error", detail: `${host} answered ${status}` };
+      } catch (error) {
+        return {
+          status: "error",
+          detail: error instanceof SpeechEngineError ? error.message : `Cannot reach ${host}`,
+        };
+      }
+    },
+  };
+}
