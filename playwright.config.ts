@@ -1,3 +1,4 @@
+import path from "node:path";
 import { defineConfig, devices } from "@playwright/test";
 
 // End-to-end tests drive Debian's Chromium (never a downloaded browser) against
@@ -81,7 +82,15 @@ export default defineConfig({
       url: `http://localhost:${FLAG_PORT}/resources/healthz`,
       reuseExistingServer: false,
       timeout: 120_000,
-      env: { ...serverEnv(FLAG_PORT, flagDataDir), DISABLE_USER_TEMPLATES: "1" },
+      // It also transcribes with the embedded local engine on the small test models of ../shared/models,
+      // which load and run but recognise nothing: the clear "no speech" path end to end.
+      env: {
+        ...serverEnv(FLAG_PORT, flagDataDir),
+        DISABLE_USER_TEMPLATES: "1",
+        SPEECH_ENGINE: "local",
+        LOCAL_WHISPER_MODEL: path.resolve("../shared/models/for-tests-ggml-tiny.bin"),
+        LOCAL_VAD_MODEL: path.resolve("../shared/models/silero_vad.onnx"),
+      },
     },
   ],
 });

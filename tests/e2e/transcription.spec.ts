@@ -1,4 +1,5 @@
 import { makeSpeechWav, makeTempDir, removeTempDir } from "../support/audio-fixtures";
+import { FLAG_PORT } from "../../playwright.config";
 import { expect, signIn, test } from "./support";
 
 // Issue 5 end to end: the app transcribes with the test suite's protocol-faithful Speechmatics server,
@@ -61,4 +62,26 @@ test("upload, transcript appears, the viewer shows speakers and confidence, dele
   await row.getByRole("link", { name: "Löschen" }).click();
   await page.getByRole("button", { name: "Löschen" }).click();
   await expect(row).toHaveCount(0);
+});
+
+test.describe("the embedded local engine on the small test models", () => {
+  test.use({ baseURL: `http://localhost:${FLAG_PORT}` });
+  test("a recording it cannot recognise fails with a clear reason, and no transcript appears", async ({
+    page,
+  }, info) => {
+    await signIn(page, account(info.project.name));
+    const form = page.locator("[data-upload-form]");
+    await form.locator('input[name="audio"]').setInputFiles(wav);
+    await form.getByRole("button", { name: "Hochladen" }).click();
+    const row = page.locator("[data-recording]").filter({ hasText: "Visite Becker.wav" });
+    // Real VAD finds the speech; the tensorless tiny Whisper model recognises nothing.
+    await expect(row.locator("[data-status]")).toHaveAttribute("data-status", "failed", { timeout: 60_000 });
+    await expect(row.locator("[data-failure]")).toContainText("In dieser Aufnahme wurde keine Sprache erkannt");
+    await page.goto("/transcriptions");
+    await expect(page.locator("[data-transcript-row]")).toHaveCount(0);
+    await page.goto("/");
+    await row.getByRole("link", { name: "Löschen" }).click();
+    await page.getByRole("button", { name: "Löschen" }).click();
+    await expect(row).toHaveCount(0);
+  });
 });

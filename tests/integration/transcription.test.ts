@@ -199,6 +199,16 @@ describe("transcription (JSON API and job)", () => {
       .execute();
     expect(reads).toHaveLength(1);
 
+    // Usage: the audio seconds the engine processed, under the SPEC §7 call name.
+    const usage = await getDb()
+      .selectFrom("usage_events")
+      .where("endpoint", "=", "transcribe_v2")
+      .select(["unit", "units"])
+      .execute();
+    expect(usage).toHaveLength(1);
+    expect(usage[0]!.unit).toBe("audio_second");
+    expect(Number(usage[0]!.units)).toBeGreaterThan(1);
+
     const { files } = await (await callRoute(filesLoader, anna("/api/files"))).json();
     expect(files.find((f: { key: string }) => f.key === key)).toMatchObject({
       transcriptionStatus: "completed",

@@ -1,0 +1,231 @@
+import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { stat } from "node:fs/promises";
+import { createRequire } from "node:module";
+import path from "node:path";
+import { SpeechEngineError } from "./types";
+
+// The local engine's two native modules, loaded on first use only, so the app starts (and every other engine
+// works) when they are missing or failed to build:
+// - smart-whisper 0.8.1: whisper.cpp compiled by node-gyp at `npm install`. Its raw addon is loaded directly
+//   (build/Release/smart-whisper.node): the package's index creates ~/.smart-whisper/models at import and
+//   its Whisper class keeps a 5-minute offload timer; neither is wanted in a server.
+// - sherpa-onnx-node 1.13.8: prebuilt (sherpa-onnx-linux-x64 etc.), for Silero VAD and speaker diarization.
+//
+// Both crash the whole process on a model file they cannot use: smart-whisper dereferences the null context
+// whisper.cpp returns for a damaged or foreign file (SIGSEGV), and onnxruntime's exception escapes sherpa-onnx
+// (SIGABRT). So every model file is first loaded once in a short-lived child process (`probeModels`); only a
+// file that passed is loaded here. A partial download, a wrong file or a model of the wrong kind becomes a
+// clear `not_configured` error instead of a worker that dies on every job.
+
+const require = createRequire(import.meta.url);
+
+export type NativeWhisperModel = { readonly handle: unknown; readonly freed: boolean; free(): Promise<void> };
+
+export type SmartWhisperAddon = {
+  WhisperModel: { load(file: string, gpu: boolean): Promise<NativeWhisperModel> };
+  /** Runs whisper_full on a libuv worker thread; `finish` gets the segments or an Error. */
+  transcribe(
+    handle: unknown,
+    pcm: Float32Array,
+    params: Record<string, unknown>,
+    finish: (result: unknown) => void,
+    progress: (segment: unknown) => void,
+  ): void;
+};
+
+export type SherpaVad = {
+  acceptWaveform(samples: Float32Array): void;
+  isEmpty(): boolean;
+  front(enableExternalBuffer?: boolean): { start: number; samples: Float32Array };
+  pop(): void;
+  flush(): void;
+};
+
+export type SherpaDiarizationSegment = { start: number; end: number; speaker: number };
+
+export type SherpaOnnx = {
+  Vad: new (config: Record<string, unknown>, bufferSizeInSeconds: number) => SherpaVad;
+  OfflineSpeakerDiarization: new (config: Record<string, unknown>) => {
+    handle: unknown;
+    sampleRate: number;
+    process(samples: Float32Array): SherpaDiarizationSegment[];
+  };
+};
+
+export type SherpaAddon = {
+  /** Not exposed by the package's JS wrapper: the same work on a worker thread, with progress. */
+  offlineSpeakerDiarizationProcessAsync?: (
+    handle: unknown,
+    samples: Float32Array,
+    progress: (done: number, total: number) => number,
+  ) => Promise<SherpaDiarizationSegment[]>;
+};
+
+export const NATIVE_ADVICE =
+  "Run `npm install` (smart-whisper compiles whisper.cpp then: it needs g++, make and python3), or choose another " +
+  "SPEECH_ENGINE.";
+
+const SMART_WHISPER_ADVICE =
+  "smart-whisper compiles whisper.cpp during `npm install`; it needs g++, make and python3, and npm runs its install " +
+  'script only because package.json lists it under "allowScripts". Run `npm rebuild smart-whisper` (with ' +
+  'CFLAGS="-mavx2 -mfma -mf16c" CXXFLAGS="-mavx2 -mfma -mf16c" for speed), or choose another SPEECH_ENGINE.';
+
+function nativeError(message: string, cause?: unknown) {
+  return new SpeechEngineError("not_configured", message, {
+    userMessageKey: "transcriptions:errors.engineNotConfigured",
+    cause,
+  });
+}
+
+/** Where smart-whisper's compiled addon should be; undefined when the package is not installed. */
+export function smartWhisperAddonPath(): string | undefined {
+  try {
+    return path.join(path.dirname(require.resolve("smart-whisper/package.json")), "build/Release/smart-whisper.node");
+  } catch {
+    return undefined;
+  }
+}
+
+function sherpaPackageDir(): string | undefined {
+  try {
+    return path.dirname(require.resolve("sherpa-onnx-node/package.json"));
+  } catch {
+    return undefined;
+  }
+}
+
+/** Cheap: are the native modules where they should be? Loads nothing. */
+export function nativeModuleProblems(): string[] {
+  const problems: string[] = [];
+  const addon = smartWhisperAddonPath();
+  if (!addon) problems.push("the npm package smart-whisper is not installed (run `npm install`)");
+  else if (!existsSync(addon)) problems.push(`smart-whisper is installed but not compiled (${addon} is missing)`);
+  if (!sherpaPackageDir()) problems.push("the npm package sherpa-onnx-node is not installed (run `npm install`)");
+  return problems;
+}
+
+let whisperAddon: SmartWhisperAddon | undefined;
+
+export function loadSmartWhisper(): SmartWhisperAddon {
+  if (whisperAddon) return whisperAddon;
+  const file = smartWhisperAddonPath();
+  if (!file) throw nativeError(`The npm package smart-whisper is not installed. Run \`npm install\`.`);
+  if (!existsSync(file))
+    throw nativeError(
+      `smart-whisper is installed but whisper.cpp was not compiled (${file} is missing). ${SMART_WHISPER_ADVICE}`,
+    );
+  try {
+    whisperAddon = require(file) as SmartWhisperAddon;
+  } catch (error) {
+    throw nativeError(
+      `smart-whisper's native addon could not be loaded: ${(error as Error).message}. ${SMART_WHISPER_ADVICE}`,
+      error,
+    );
+  }
+  return whisperAddon;
+}
+
+let sherpa: { module: SherpaOnnx; addon: SherpaAddon } | undefined;
+
+export function loadSherpaOnnx(): { module: SherpaOnnx; addon: SherpaAddon } {
+  if (sherpa) return sherpa;
+  try {
+    const module = require("sherpa-onnx-node") as SherpaOnnx;
+    const addon = require("sherpa-onnx-node/addon.js") as SherpaAddon;
+    sherpa = { module, addon };
+    return sherpa;
+  } catch (error) {
+    throw nativeError(
+      `sherpa-onnx-node could not be loaded: ${(error as Error).message.split("\n")[0]}. Run \`npm install\` ` +
+        "(it brings a prebuilt library for linux-x64, linux-arm64, macOS and Windows), or choose another SPEECH_ENGINE.",
+      error,
+    );
+  }
+}
+
+// ---- Loading model files in a child process first ------------------------------------------------------
+
+export type ProbeKind = "whisper" | "vad" | "diarization";
+
+// CommonJS run with `node -e`: loads the model the way the engine will, and exits 0 only if that worked.
+const PROBE_SOURCE = `
+const [kind, mod, ...files] = process.argv.slice(1);
+(async () => {
+  const m = require(mod);
+  if (kind === "whisper") {
+    const model = await m.WhisperModel.load(files[0], false);
+    await model.free();
+  } else if (kind === "vad") {
+    new m.Vad({ sileroVad: { model: files[0], threshold: 0.5, minSilenceDuration: 0.5, minSpeechDuration: 0.25,
+      windowSize: 512, maxSpeechDuration: 20 }, sampleRate: 16000, numThreads: 1, debug: 0 }, 1);
+  } else {
+    new m.OfflineSpeakerDiarization({ segmentation: { pyannote: { model: files[0] }, numThreads: 1 },
+      embedding: { model: files[1], numThreads: 1 }, clustering: { numClusters: -1, threshold: 0.5 } });
+  }
+  process.exit(0);
+})().catch((error) => {
+  process.stderr.write(String((error && error.message) || error));
+  process.exit(3);
+});
+`;
+
+const PROBE_TIMEOUT_MS = 120_000;
+const probes = new Map<string, Promise<string | undefined>>();
+
+function lastLines(text: string) {
+  const lines = text
+    .split("\n")
+    .map((l) => l.trim())
+    .filter((l) => /error|fail|invalid|what\(\)|terminate|wrong|unknown|not /i.test(l));
+  const picked = (lines.length ? lines : text.split("\n").filter(Boolean)).slice(-3).join(" | ");
+  return picked.length > 400 ? `${picked.slice(0, 400)}…` : picked;
+}
+
+function runProbe(kind: ProbeKind, modulePath: string, files: string[]): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ["-e", PROBE_SOURCE, "--", kind, modulePath, ...files], {
+      stdio: ["ignore", "ignore", "pipe"],
+      env: { ...process.env, NODE_OPTIONS: "" },
+    });
+    let stderr = "";
+    child.stderr.setEncoding("utf8");
+    child.stderr.on("data", (chunk: string) => {
+      stderr = (stderr + chunk).slice(-20_000);
+    });
+    const timer = setTimeout(() => child.kill("SIGKILL"), PROBE_TIMEOUT_MS);
+    child.on("error", (error) => {
+      clearTimeout(timer);
+      resolve(`could not start a check process: ${error.message}`);
+    });
+    child.on("close", (code, signal) => {
+      clearTimeout(timer);
+      if (code === 0) return resolve(undefined);
+      const why = signal ? `the loader crashed (${signal})` : `the loader failed (exit ${code})`;
+      const said = lastLines(stderr);
+      resolve(said ? `${why}: ${said}` : why);
+    });
+  });
+}
+
+/**
+ * Loads the model files of `kind` once in a child process. Resolves to undefined when they load, else to the
+ * reason. Remembered per file, size and modification time, so a replaced file is checked again.
+ */
+export async function probeModels(kind: ProbeKind, files: string[]): Promise<string | undefined> {
+  let stats: Awaited<ReturnType<typeof stat>>[];
+  try {
+    stats = await Promise.all(files.map((f) => stat(f)));
+  } catch (error) {
+    return `cannot be read (${(error as Error).message})`;
+  }
+  const key = [kind, ...files.map((f, i) => `${f}:${stats[i].size}:${stats[i].mtimeMs}`)].join("|");
+  let probe = probes.get(key);
+  if (!probe) {
+    const modulePath = kind === "whisper" ? smartWhisperAddonPath() : require.resolve("sherpa-onnx-node");
+    if (!modulePath) return "smart-whisper is not installed";
+    probe = runProbe(kind, modulePath, files);
+    probes.set(key, probe);
+  }
+  return probe;
+}
