@@ -36,9 +36,17 @@
           return response.ok ? response.text() : Promise.reject(response.status);
         })
         .then(function (html) {
-          var fresh = new DOMParser().parseFromString(html, "text/html").querySelector("[data-recordings]");
+          var doc = new DOMParser().parseFromString(html, "text/html");
+          var fresh = doc.querySelector("[data-recordings]");
           var current = document.querySelector("[data-recordings]");
           if (fresh && current) current.replaceWith(fresh);
+          // The sidebar's counts move with the list (a finished transcript adds one).
+          var counts = doc.querySelectorAll("[data-count]");
+          document.querySelectorAll("[data-count]").forEach(function (mine, i) {
+            if (counts[i] && counts[i].getAttribute("data-count") === mine.getAttribute("data-count")) {
+              mine.replaceWith(counts[i]);
+            }
+          });
         })
         .catch(function () {
           /* offline for a moment: the next tick tries again */

@@ -35,7 +35,7 @@
   var progress = $("progress");
   var paused = $("[data-upload-paused]");
 
-  var dialog = el("dialog", "w-full max-w-2xl rounded-lg p-6 shadow-xl backdrop:bg-slate-900/40");
+  var dialog = el("dialog", "m-auto w-full max-w-2xl rounded-lg p-6 shadow-xl backdrop:bg-slate-900/40");
   dialog.setAttribute("data-template-dialog", "");
   dialog.setAttribute("aria-labelledby", "upload-dialog-title");
   body.parentNode.insertBefore(dialog, body);
@@ -267,8 +267,14 @@
   }
 
   // Parts. The upload's key is remembered for this very file, so choosing it again after a reload resumes.
+  // The file name may name a patient: only a hash of it is kept (ARCHITECTURE.md, browser storage).
+  function hash(text) {
+    var h = 2166136261;
+    for (var i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 16777619);
+    return (h >>> 0).toString(36);
+  }
   function memory(file) {
-    var name = "skribent.upload." + [file.name, file.size, file.lastModified].join("|");
+    var name = "skribent.upload." + hash([file.name, file.size, file.lastModified].join("|"));
     return {
       get: function () {
         try {
