@@ -3,6 +3,8 @@ import { FormData, type Response } from "undici";
 import { z } from "zod";
 
 import { DEFAULT_RETRY, fetchWithTimeout, withRetries, type RetryPolicy } from "./retry";
+// One prompt rule for every Whisper engine (local and OpenAI-compatible): vocabulary.server.ts.
+import { whisperPrompt } from "./vocabulary.server";
 import {
   SpeechEngineError,
   type EngineHealth,
@@ -10,7 +12,6 @@ import {
   type EngineWord,
   type SpeechEngine,
   type SpeechRequest,
-  type VocabularyEntry,
 } from "./types";
 
 // The speech engine for an OpenAI-compatible transcription server (PROTOCOLS.md §3.1, §3.3, §3.4): OpenAI's
@@ -43,36 +44,8 @@ const DEFAULT_CHECK_TIMEOUT_MS = 5_000;
 const SPEAKER = "S1";
 const UNKNOWN_CONFIDENCE = 0.5;
 
-// Whisper keeps only the last 223 tokens of a prompt (n_ctx/2 - 1) and drops the beginning, which is where
-// the most useful vocabulary is. German medical terms run at roughly three characters a token, so the prompt
-// is bounded by characters as well as by words to stay inside the window.
-export const PROMPT_MAX_WORDS = 200;
-export const PROMPT_MAX_CHARS = 600;
-
 const PUNCTUATION_RUN = /[.,?!;:]+$/u;
 const SENTENCE_END = /[.?!]/u;
-
-/** The custom vocabulary as a Whisper initial prompt: the first terms that fit, joined with ", ". */
-export function whisperPrompt(vocabulary: VocabularyEntry[]): string {
-  const terms: string[] = [];
-  const seen = new Set<string>();
-  let words = 0;
-  let chars = 0;
-  for (const entry of vocabulary) {
-    const term = entry.content.trim().replace(/\s+/g, " ");
-    const key = term.toLocaleLowerCase();
-    if (!term || seen.has(key)) continue;
-    const termWords = term.split(" ").length;
-    const termChars = term.length + (terms.length ? 2 : 0);
-    // A term too long for what is left is skipped; a shorter one after it may still fit.
-    if (words + termWords > PROMPT_MAX_WORDS || chars + termChars > PROMPT_MAX_CHARS) continue;
-    seen.add(key);
-    terms.push(term);
-    words += termWords;
-    chars += termChars;
-  }
-  return terms.join(", ");
-}
 
 // ---- The answer ----------------------------------------------------------------------------------------
 
