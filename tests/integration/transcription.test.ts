@@ -14,7 +14,7 @@ import { action as tagsAction } from "~/routes/api.update-file-tags";
 import { action as storagePut } from "~/routes/resources.storage.$";
 import { claimJob } from "~/models/transcription.server";
 import { getDb } from "~/services/db.server";
-import { useSpeechEngine } from "~/services/speech/engine.server";
+import { setSpeechEngine } from "~/services/speech/engine.server";
 import { createSpeechmaticsEngine } from "~/services/speech/speechmatics.server";
 import { getStorage } from "~/services/storage.server";
 import { LEASE_MS, runTranscriptionJob, sweepTranscriptionJobs } from "~/services/transcription.server";
@@ -43,7 +43,7 @@ beforeAll(async () => {
   wav = await makeSpeechWav(dir);
 });
 afterAll(async () => {
-  useSpeechEngine(undefined);
+  setSpeechEngine(undefined);
   await speechmatics.close();
   await removeTempDir(dir);
 });
@@ -55,7 +55,7 @@ afterEach(() => {
 
 function engine() {
   // The real adapter, with a short backoff so the fault tests take milliseconds.
-  useSpeechEngine(
+  setSpeechEngine(
     createSpeechmaticsEngine({
       apiKey: "test-key",
       batchUrl: speechmatics.url,

@@ -50,6 +50,6 @@ export function getSpeechEngine(): SpeechEngine {
 }
 
 /** For tests: a real adapter built with test settings (short backoff, a local server). */
-export function useSpeechEngine(engine: SpeechEngine | undefined) {
+export function setSpeechEngine(engine: SpeechEngine | undefined) {
   current = engine ? { engine, source: getConfig().speech } : undefined;
 }

@@ -25,8 +25,18 @@ export async function normaliseAudio(args: {
   try {
     result = await runProgram(
       args.ffmpegPath ?? DEFAULT_FFMPEG_PATH,
-      ["-nostdin", "-hide_banner", "-loglevel", "error", "-y", "-i", args.input, "-t", limit]
-        .concat(["-vn", "-ac", "1", "-ar", "16000", "-c:a", "pcm_s16le", "-f", "wav", file]),
+      ["-nostdin", "-hide_banner", "-loglevel", "error", "-y", "-i", args.input, "-t", limit].concat([
+        "-vn",
+        "-ac",
+        "1",
+        "-ar",
+        "16000",
+        "-c:a",
+        "pcm_s16le",
+        "-f",
+        "wav",
+        file,
+      ]),
       args.timeoutMs ?? 10 * 60_000,
     );
   } catch (error) {
