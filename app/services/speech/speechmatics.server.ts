@@ -1,6 +1,6 @@
 import { openAsBlob } from "node:fs";
 
-import { FormData, fetch, type Response } from "undici";
+import { FormData } from "undici";
 import { z } from "zod";
 
 import { DEFAULT_RETRY, fetchWithTimeout, withRetries, type RetryPolicy } from "./retry";
@@ -273,49 +273,14 @@ export function createSpeechmaticsEngine(config: SpeechmaticsConfig): SpeechEngi
     const url = `${base}${path}`;
     const headers = { Authorization: `Bearer ${apiKey}`, Accept: "application/json" };
     const { timeoutMs, signal, body } = options;
-    const response = body
-      ? await upload(url, { headers, body, timeoutMs, signal })
-      : await fetchWithTimeout(url, { method, headers, timeoutMs, signal });
+    // A body is the WAV: sent as an upload, which refuses redirects rather than buffering it (retry.ts).
+    const response = await fetchWithTimeout(url, { method, headers, body, timeoutMs, signal, upload: Boolean(body) });
     try {
       // The time-out given to fetch also covers reading the body.
       return { status: response.status, headers: response.headers, text: await response.text() };
     } catch (cause) {
       if (signal?.aborted) throw signal.reason;
       throw new SpeechEngineError("transient", `The answer from ${host} broke off`, { cause });
-    }
-  }
-
-  /**
-   * fetchWithTimeout for a POST with a large body. undici keeps a tee'd copy of a streamed request body
-   * for a possible redirect — the whole WAV in memory (nodejs/undici#4058) — unless the request has no
-   * window and redirect mode "error"; fetchWithTimeout always asks for "manual".
-   */
-  async function upload(
-    url: string,
-    options: { headers: Record<string, string>; body: FormData; timeoutMs: number; signal?: AbortSignal },
-  ): Promise<Response> {
-    const timeout = AbortSignal.timeout(options.timeoutMs);
-    const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
-    try {
-      return await fetch(url, {
-        method: "POST",
-        headers: options.headers,
-        body: options.body,
-        signal,
-        redirect: "error",
-        window: null,
-      });
-    } catch (error) {
-      if (options.signal?.aborted) throw error;
-      if (timeout.aborted) {
-        throw new SpeechEngineError("transient", `No answer from ${host} within ${options.timeoutMs} ms`, {
-          cause: error,
-        });
-      }
-      if ((error as { cause?: { message?: unknown } }).cause?.message === "unexpected redirect") {
-        throw new SpeechEngineError("permanent", `Speechmatics answered the upload with a redirect`, { cause: error });
-      }
-      throw new SpeechEngineError("transient", `Cannot reach ${host}`, { cause: error });
     }
   }
 
