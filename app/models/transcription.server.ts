@@ -1,6 +1,6 @@
 import { sql, type Kysely, type Transaction } from "kysely";
 import { getDb } from "~/services/db.server";
-import type { Database, TranscriptionJobStatus } from "./schema";
+import type { Database, TranscriptionJobStatus, TranscriptionStatus } from "./schema";
 
 // Transcription jobs and transcripts, scoped by owner wherever a user asks (STYLE.md §2). The worker's
 // own calls name a job by id: it acts for the job's owner, whose id it carries along.
@@ -24,6 +24,52 @@ const jobColumns = [
   "engine_returned_at",
   "finished_at",
 ] as const;
+
+/** The recording row, locked for this transaction: serialises starting, settling and removing a run. */
+export async function lockRecording(trx: Transaction<Database>, args: { ownerId: string; recordingId: string }) {
+  return trx
+    .selectFrom("recordings")
+    .where("owner_id", "=", args.ownerId)
+    .where("id", "=", args.recordingId)
+    .select(["id", "transcription_status", "transcript_key"])
+    .forUpdate()
+    .executeTakeFirst();
+}
+
+/** The recording's SPEC §4 status, and its transcript key when given (null clears it). */
+export async function setTranscriptionState(
+  db: Db,
+  args: { ownerId: string; recordingId: string; status: TranscriptionStatus; transcriptKey?: string | null },
+) {
+  await db
+    .updateTable("recordings")
+    .set({
+      transcription_status: args.status,
+      ...(args.transcriptKey !== undefined ? { transcript_key: args.transcriptKey } : {}),
+      updated_at: new Date(),
+    })
+    .where("owner_id", "=", args.ownerId)
+    .where("id", "=", args.recordingId)
+    .execute();
+}
+
+export async function deleteJobOfRecording(db: Db, args: { ownerId: string; recordingId: string }) {
+  await db
+    .deleteFrom("transcription_jobs")
+    .where("owner_id", "=", args.ownerId)
+    .where("recording_id", "=", args.recordingId)
+    .execute();
+}
+
+/** What a run needs of its recording. */
+export async function findRecordingForJob(args: { ownerId: string; recordingId: string }) {
+  return getDb()
+    .selectFrom("recordings")
+    .where("owner_id", "=", args.ownerId)
+    .where("id", "=", args.recordingId)
+    .select(["storage_key", "language_code", "tags"])
+    .executeTakeFirst();
+}
 
 export async function findJobOfRecording(db: Db, args: { ownerId: string; recordingId: string }) {
   return db
@@ -62,11 +108,7 @@ export async function replaceJob(
   db: Db,
   args: { ownerId: string; recordingId: string; jobName: string; engine: string },
 ): Promise<{ id: string }> {
-  await db
-    .deleteFrom("transcription_jobs")
-    .where("owner_id", "=", args.ownerId)
-    .where("recording_id", "=", args.recordingId)
-    .execute();
+  await deleteJobOfRecording(db, args);
   return db
     .insertInto("transcription_jobs")
     .values({

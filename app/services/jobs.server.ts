@@ -4,7 +4,7 @@ import { deleteExpiredSessions } from "~/models/session.server";
 import { getConfig } from "./config.server";
 import { deleteExpiredPendingPosts } from "./pending-post.server";
 import { pruneRateLimits } from "./rate-limit.server";
-import { deleteStaleUploads } from "./recordings.server";
+import { deleteStaleUploads } from "./recording-removal.server";
 import { runTranscriptionJob, sweepTranscriptionJobs, TRANSCRIPTION_QUEUE } from "./transcription.server";
 
 // The durable queue lives in the database (pg-boss, ADR 0005). It talks through

@@ -19,7 +19,10 @@ export const MULTIPART_THRESHOLD_BYTES = 8 * 1024 * 1024;
 export const MAX_PART_URLS_PER_CALL = 20;
 
 async function requireOpenUpload(userId: string, key: unknown) {
-  const recording = await requireRecording(userId, key);
+  return openUploadOf(await requireRecording(userId, key));
+}
+
+function openUploadOf(recording: Awaited<ReturnType<typeof requireRecording>>) {
   const { multipart_upload_id: uploadId, multipart_part_size: partSize, multipart_part_count: partCount } = recording;
   if (recording.upload_status !== "awaiting_upload" || !uploadId || !partSize || !partCount) {
     throw new DomainError("conflict", "recordings:errors.noOpenUpload");
@@ -112,7 +115,7 @@ export async function completeMultipartUpload(args: { userId: string; key: unkno
   if (!recording.multipart_upload_id && recording.upload_status === "awaiting_upload") {
     if (await storage.head(recording.storage_key)) return { success: true as const, key: recording.storage_key };
   }
-  const { uploadId, partSize, partCount } = await requireOpenUpload(args.userId, args.key);
+  const { uploadId, partSize, partCount } = openUploadOf(recording);
   const fileSize = Number(recording.declared_size);
   const parts = await heldParts(recording.storage_key, uploadId, partSize, partCount, fileSize);
   if (!parts) throw new DomainError("conflict", "recordings:errors.noOpenUpload");

@@ -5,16 +5,12 @@ import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import {
   addRecordingContext,
-  deleteLettersOfRecording,
   deleteRecordingRow,
   findRecordingByKey,
   insertUploadSlot,
-  listLettersOfRecording,
   listReadyRecordings,
-  listStaleUploadSlots,
   updateRecording,
 } from "~/models/recording.server";
-import { deleteContextUploadByKey, listStaleContextUploads } from "~/models/context-upload.server";
 import { checkAdditionalContext, checkDisplayName, normaliseTags, sanitiseFileName } from "~/models/recording-rules";
 import { templateLanguageFrom } from "~/models/template-rules";
 import { transcriptionModes, type TranscriptionMode } from "~/models/schema";
@@ -29,11 +25,10 @@ import {
 import { localiseAudioMessage } from "./media-messages.server";
 import { getStorage, makeStorageKey } from "./storage.server";
 import { getUserStructure } from "./templates.server";
-import { removeTranscription, stopTranscription } from "./transcription.server";
 import { setTranscriptTags } from "~/models/transcription.server";
 
 // Recordings: upload slots with short-lived URLs, the server's check of the
-// stored bytes, metadata, names and tags, playback, delete and reset. The
+// stored bytes, metadata, names and tags, playback (delete and reset: recording-removal). The
 // client never names a key it does not own: every call finds the recording by
 // (owner, key), and anything else is a 404 before storage is touched.
 
@@ -274,73 +269,4 @@ export async function getPlaybackUrl(args: { userId: string; key: unknown }) {
   const recording = await requireReady(args.userId, args.key);
   const contentType = recording.declared_type === "audio/mpeg" ? "audio/mpeg" : "audio/wav";
   return getStorage().createDownloadUrl({ key: recording.storage_key, contentType, expiresInSeconds: 300 });
-}
-
-/** Delete: the audio, its transcript, its letters and its context; nothing orphaned. */
-export async function deleteAll(args: { userId: string; key: unknown }) {
-  const found = await requireRecording(args.userId, args.key);
-  await stopTranscription({ userId: args.userId, recordingId: found.id });
-  // Read again after the stop: a run that finished just before it left its transcript key here.
-  const recording = await requireRecording(args.userId, args.key);
-  const storage = getStorage();
-  const letters = await listLettersOfRecording({ ownerId: args.userId, recordingId: recording.id });
-  const keys = [recording.storage_key, recording.transcript_key, ...letters.map((l) => l.storage_key)].filter(
-    (k): k is string => Boolean(k),
-  );
-  if (recording.multipart_upload_id) {
-    await storage.abortMultipartUpload({ key: recording.storage_key, uploadId: recording.multipart_upload_id });
-  }
-  for (const key of keys) await storage.delete(key);
-  await deleteLettersOfRecording({ ownerId: args.userId, recordingId: recording.id });
-  await deleteRecordingRow({ ownerId: args.userId, id: recording.id }); // context rows cascade
-  return { success: true as const };
-}
-
-/** Reset (force cleanup): letters and transcript go, the recording starts over. */
-export async function forceCleanup(args: { userId: string; key: unknown }) {
-  const recording = await requireReady(args.userId, args.key);
-  const storage = getStorage();
-  const letters = await listLettersOfRecording({ ownerId: args.userId, recordingId: recording.id });
-  for (const letter of letters) await storage.delete(letter.storage_key);
-  const medicalLettersDeleted = await deleteLettersOfRecording({ ownerId: args.userId, recordingId: recording.id });
-  await stopTranscription({ userId: args.userId, recordingId: recording.id });
-  const current = await requireReady(args.userId, args.key);
-  const transcriptDeleted = await removeTranscription({
-    userId: args.userId,
-    recordingId: recording.id,
-    transcriptKey: current.transcript_key,
-  });
-  await updateRecording({ ownerId: args.userId, id: recording.id, set: { medical_letter_status: "pending" } });
-  return {
-    cleanup_results: {
-      medical_letters_deleted: medicalLettersDeleted,
-      transcript_deleted: transcriptDeleted || Boolean(current.transcript_key),
-      source_reset: true,
-    },
-  };
-}
-
-const STALE_AFTER_MS = 24 * 3_600_000;
-
-/**
- * Maintenance (not a user action, so not owner-scoped): upload slots never
- * confirmed and context PDFs never read are removed after a day, objects first.
- */
-export async function deleteStaleUploads(now = new Date()) {
-  const before = new Date(now.getTime() - STALE_AFTER_MS);
-  const storage = getStorage();
-  const slots = await listStaleUploadSlots({ before });
-  for (const slot of slots) {
-    if (slot.multipart_upload_id) {
-      await storage.abortMultipartUpload({ key: slot.storage_key, uploadId: slot.multipart_upload_id });
-    }
-    await storage.delete(slot.storage_key);
-    await deleteRecordingRow({ ownerId: slot.owner_id, id: slot.id });
-  }
-  const pdfs = await listStaleContextUploads({ before });
-  for (const pdf of pdfs) {
-    await storage.delete(pdf.storage_key);
-    await deleteContextUploadByKey({ key: pdf.storage_key });
-  }
-  return { slots: slots.length, contextPdfs: pdfs.length };
 }

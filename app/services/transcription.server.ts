@@ -9,6 +9,10 @@ import { findRecordingByKey } from "~/models/recording.server";
 import type { Database } from "~/models/schema";
 import {
   claimJob,
+  deleteJobOfRecording,
+  findRecordingForJob,
+  lockRecording,
+  setTranscriptionState,
   deleteTranscriptRow,
   findJobByName,
   findJobOfRecording,
@@ -94,13 +98,7 @@ export async function requestTranscription(args: { userId: string; key: unknown;
   return getDb()
     .transaction()
     .execute(async (trx) => {
-      const locked = await trx
-        .selectFrom("recordings")
-        .where("owner_id", "=", args.userId)
-        .where("id", "=", recording.id)
-        .select(["id", "transcription_status", "transcript_key"])
-        .forUpdate()
-        .executeTakeFirst();
+      const locked = await lockRecording(trx, { ownerId: args.userId, recordingId: recording.id });
       if (!locked) throw new DomainError("not_found", "recordings:errors.recordingNotFound");
       const existing = await findJobOfRecording(trx, { ownerId: args.userId, recordingId: recording.id });
       const running = existing && (existing.status === "queued" || existing.status === "running");
@@ -110,12 +108,7 @@ export async function requestTranscription(args: { userId: string; key: unknown;
       }
       const jobName = `transcribe-${randomUUID()}`;
       const job = await replaceJob(trx, { ownerId: args.userId, recordingId: recording.id, jobName, engine });
-      await trx
-        .updateTable("recordings")
-        .set({ transcription_status: "processing", updated_at: new Date() })
-        .where("owner_id", "=", args.userId)
-        .where("id", "=", recording.id)
-        .execute();
+      await setTranscriptionState(trx, { ownerId: args.userId, recordingId: recording.id, status: "processing" });
       await wake(job.id, { trx });
       return { job_name: jobName, status: "processing" as const };
     });
@@ -160,12 +153,7 @@ async function settle(
           errorDetail: outcome.detail,
         });
         if (finished && outcome.final) {
-          await trx
-            .updateTable("recordings")
-            .set({ transcription_status: "failed", updated_at: new Date() })
-            .where("owner_id", "=", job.owner_id)
-            .where("id", "=", job.recording_id)
-            .execute();
+          await setTranscriptionState(trx, { ownerId: job.owner_id, recordingId: job.recording_id, status: "failed" });
         }
         return finished;
       }
@@ -185,12 +173,12 @@ async function settle(
       if (!inserted) return false;
       const finished = await finishJob(trx, { id: job.id, attempt: job.attempts, status: "completed" });
       if (!finished) throw new Error("transcription run lost its lease before it finished");
-      await trx
-        .updateTable("recordings")
-        .set({ transcription_status: "completed", transcript_key: key, updated_at: new Date() })
-        .where("owner_id", "=", job.owner_id)
-        .where("id", "=", job.recording_id)
-        .execute();
+      await setTranscriptionState(trx, {
+        ownerId: job.owner_id,
+        recordingId: job.recording_id,
+        status: "completed",
+        transcriptKey: key,
+      });
       return true;
     });
 }
@@ -216,12 +204,7 @@ export async function runTranscriptionJob(jobId: string): Promise<"completed" | 
   const dir = tempDir();
   let storedKey: string | undefined;
   try {
-    const recording = await getDb()
-      .selectFrom("recordings")
-      .where("owner_id", "=", job.owner_id)
-      .where("id", "=", job.recording_id)
-      .select(["storage_key", "language_code", "tags"])
-      .executeTakeFirst();
+    const recording = await findRecordingForJob({ ownerId: job.owner_id, recordingId: job.recording_id });
     if (!recording) return "skipped";
     const source = path.join(dir, "source");
     const stream = await getStorage().getStream(recording.storage_key);
@@ -342,57 +325,44 @@ export async function getTranscript(args: { userId: string; key: unknown }) {
 }
 
 /**
- * Stops any run for the recording before a delete or reset: the job row goes while the recording row is
- * locked, so a run elsewhere can no longer settle (it needs its job row) and removes what it stored.
+ * Stops any run for the recording before a delete: the job row goes while the recording row is locked, so
+ * a run elsewhere can no longer settle (it needs its job row) and removes what it stored.
  */
 export async function stopTranscription(args: { userId: string; recordingId: string }) {
   cancelTranscription(args.recordingId);
   await getDb()
     .transaction()
     .execute(async (trx) => {
-      await trx
-        .selectFrom("recordings")
-        .where("owner_id", "=", args.userId)
-        .where("id", "=", args.recordingId)
-        .select("id")
-        .forUpdate()
-        .execute();
-      await trx
-        .deleteFrom("transcription_jobs")
-        .where("owner_id", "=", args.userId)
-        .where("recording_id", "=", args.recordingId)
-        .execute();
+      await lockRecording(trx, { ownerId: args.userId, recordingId: args.recordingId });
+      await deleteJobOfRecording(trx, { ownerId: args.userId, recordingId: args.recordingId });
     });
 }
 
-/** Removes a recording's transcript and job (delete-transcript, reset); the recording returns to "pending". */
-export async function removeTranscription(args: { userId: string; recordingId: string; transcriptKey: string | null }) {
-  await stopTranscription(args);
-  const removed = await getDb()
+/**
+ * Removes a recording's transcript and job (delete-transcript, reset) and stops any run, in one
+ * transaction on the locked recording; the recording returns to "pending". True when there was a transcript.
+ */
+export async function removeTranscription(args: { userId: string; recordingId: string }) {
+  const ids = { ownerId: args.userId, recordingId: args.recordingId };
+  cancelTranscription(args.recordingId);
+  const { rows, key } = await getDb()
     .transaction()
     .execute(async (trx) => {
-      const count = await deleteTranscriptRow(trx, { ownerId: args.userId, recordingId: args.recordingId });
-      await trx
-        .deleteFrom("transcription_jobs")
-        .where("owner_id", "=", args.userId)
-        .where("recording_id", "=", args.recordingId)
-        .execute();
-      await trx
-        .updateTable("recordings")
-        .set({ transcription_status: "pending", transcript_key: null, updated_at: new Date() })
-        .where("owner_id", "=", args.userId)
-        .where("id", "=", args.recordingId)
-        .execute();
-      return count;
+      const locked = await lockRecording(trx, ids);
+      const count = await deleteTranscriptRow(trx, ids);
+      await deleteJobOfRecording(trx, ids);
+      await setTranscriptionState(trx, { ...ids, status: "pending", transcriptKey: null });
+      return { rows: count, key: locked?.transcript_key ?? null };
     });
-  if (args.transcriptKey) await getStorage().delete(args.transcriptKey);
-  return removed > 0;
+  if (key) await getStorage().delete(key);
+  return rows > 0 || key !== null;
 }
 
 /** SPEC §7 delete-transcript: the transcript goes, the recording returns to "pending". */
 export async function deleteTranscript(args: { userId: string; transcriptKey: unknown }) {
   const row = await requireTranscript(args.userId, args.transcriptKey);
-  await removeTranscription({ userId: args.userId, recordingId: row.recording_id, transcriptKey: row.storage_key });
+  // The recording names the same object as the row: both are set in one transaction (settle).
+  await removeTranscription({ userId: args.userId, recordingId: row.recording_id });
   return { success: true as const };
 }
 

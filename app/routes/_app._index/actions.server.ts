@@ -17,7 +17,8 @@ import {
   streamPartToTempFile,
   type TempUpload,
 } from "~/services/recording-upload.server";
-import { deleteAll, forceCleanup, renameFile, updateFileTags } from "~/services/recordings.server";
+import { deleteAll, forceCleanup } from "~/services/recording-removal.server";
+import { renameFile, updateFileTags } from "~/services/recordings.server";
 import { fetchPatientContext, MAX_PDFS_PER_REQUEST } from "~/services/context-sources.server";
 import { extractPdfContext, PDF_LIMITS } from "~/services/pdf-text.server";
 import type { SessionUser } from "~/services/session.server";
@@ -31,6 +32,11 @@ async function failure(request: Request, error: unknown, extra: Record<string, s
   if (!(error instanceof DomainError) || error.kind === "not_found") throw error;
   const t = await getFixedTFor(await getLanguage(request), ["common", "recordings", "templates"]);
   return json({ error: t(error.message, error.values), ...extra }, { status: 400 });
+}
+
+/** The audit row of an intent that succeeded on a recording (no content, only what and which). */
+function succeeded(user: SessionUser, action: string, entityId: string, request: Request) {
+  return audit({ userId: user.id, action, entityType: "recording", entityId, outcome: "success", request });
 }
 
 async function done(key: Parameters<typeof setToast>[0]["key"], to = "/") {
@@ -76,14 +82,7 @@ export async function uploadIntent(user: SessionUser, request: Request) {
       additionalContext: String(form.get("additionalContext") ?? ""),
       extraContext,
     });
-    await audit({
-      userId: user.id,
-      action: "recording.upload",
-      entityType: "recording",
-      entityId: id,
-      outcome: "success",
-      request,
-    });
+    await succeeded(user, "recording.upload", id, request);
     return afterUpload(user, key, request);
   } catch (error) {
     await audit({ userId: user.id, action: "recording.upload", entityType: "recording", outcome: "failure", request });
@@ -101,14 +100,7 @@ export async function afterUpload(user: SessionUser, key: string, request: Reque
   try {
     const started = await autoStartTranscription({ userId: user.id, key });
     if (!started) return done("recordings:audio.uploaded");
-    await audit({
-      userId: user.id,
-      action: "transcription.request",
-      entityType: "recording",
-      entityId: key,
-      outcome: "success",
-      request,
-    });
+    await succeeded(user, "transcription.request", key, request);
     return done("recordings:audio.uploadedTranscribing");
   } catch (error) {
     const t = await getFixedTFor(await getLanguage(request), ["common", "recordings", "transcriptions"]);
@@ -130,14 +122,7 @@ export async function transcribeIntent(user: SessionUser, form: FormData, reques
   const key = String(form.get("key") ?? "");
   try {
     await requestTranscription({ userId: user.id, key });
-    await audit({
-      userId: user.id,
-      action: "transcription.request",
-      entityType: "recording",
-      entityId: key,
-      outcome: "success",
-      request,
-    });
+    await succeeded(user, "transcription.request", key, request);
     return done("transcriptions:toast.started");
   } catch (error) {
     return failure(request, error);
@@ -179,14 +164,7 @@ export async function renameIntent(user: SessionUser, form: FormData, request: R
   } catch (error) {
     return failure(request, error, { dialog: "edit" });
   }
-  await audit({
-    userId: user.id,
-    action: "recording.rename",
-    entityType: "recording",
-    entityId: key,
-    outcome: "success",
-    request,
-  });
+  await succeeded(user, "recording.rename", key, request);
   return done("recordings:audio.renamed", `/?edit=${encodeURIComponent(key)}`);
 }
 
@@ -206,41 +184,20 @@ export async function tagIntent(user: SessionUser, form: FormData, request: Requ
   } catch (error) {
     return failure(request, error, { dialog: "edit" });
   }
-  await audit({
-    userId: user.id,
-    action: "recording.tags",
-    entityType: "recording",
-    entityId: key,
-    outcome: "success",
-    request,
-  });
+  await succeeded(user, "recording.tags", key, request);
   return done("recordings:audio.tagsSaved", `/?edit=${encodeURIComponent(key)}`);
 }
 
 export async function deleteIntent(user: SessionUser, form: FormData, request: Request) {
   const key = String(form.get("key") ?? "");
   await deleteAll({ userId: user.id, key });
-  await audit({
-    userId: user.id,
-    action: "recording.delete",
-    entityType: "recording",
-    entityId: key,
-    outcome: "success",
-    request,
-  });
+  await succeeded(user, "recording.delete", key, request);
   return done("recordings:audio.deleted");
 }
 
 export async function resetIntent(user: SessionUser, form: FormData, request: Request) {
   const key = String(form.get("key") ?? "");
   await forceCleanup({ userId: user.id, key });
-  await audit({
-    userId: user.id,
-    action: "recording.reset",
-    entityType: "recording",
-    entityId: key,
-    outcome: "success",
-    request,
-  });
+  await succeeded(user, "recording.reset", key, request);
   return done("recordings:audio.resetDone");
 }
