@@ -23,17 +23,6 @@ export async function getSectionCounts({ ownerId }: { ownerId: string }) {
   return { audio: recordings.audio, transcriptions: recordings.transcriptions, arztbriefe: letters.arztbriefe };
 }
 
-export async function listTranscribedRecordings({ ownerId }: { ownerId: string }) {
-  return getDb()
-    .selectFrom("recordings")
-    .where("owner_id", "=", ownerId)
-    .where("transcription_status", "=", "completed")
-    .where("transcript_key", "is not", null)
-    .select(["id", "original_filename", "display_name", "medical_letter_status", "created_at"])
-    .orderBy("created_at", "desc")
-    .execute();
-}
-
 export async function listLetters({ ownerId }: { ownerId: string }) {
   return getDb()
     .selectFrom("letters")

@@ -1,13 +1,14 @@
 import { redirect, type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-run/node";
 import { Form, Link, useLoaderData, useLocation } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
+import { button, quiet } from "~/components/ui/buttons";
 import { Modal } from "~/components/ui/modal";
 import { formatDateTime, type Language } from "~/i18n";
 import { audit } from "~/services/audit.server";
 import { DomainError } from "~/services/domain-error.server";
 import { getLanguage } from "~/services/i18n.server";
 import { requireUser } from "~/services/session.server";
-import { speakerLabel, type TranscriptWord } from "~/services/speech/transcript-format";
+import type { TranscriptWord } from "~/services/speech/transcript-format";
 import { setToast } from "~/services/toast.server";
 import { deleteTranscript, getTranscript } from "~/services/transcription.server";
 
@@ -23,8 +24,6 @@ const SPEAKER_COLOURS = [
   "border-rose-500 bg-rose-50",
   "border-teal-500 bg-teal-50",
 ];
-const button = "rounded-md bg-brand-600 px-4 py-2 text-sm font-medium text-white hover:bg-brand-700";
-const quiet = "rounded-md border border-slate-300 px-3 py-1.5 text-sm text-slate-700 hover:bg-slate-50";
 
 function notFound(error: unknown): never {
   if (error instanceof DomainError && (error.kind === "not_found" || error.kind === "invalid")) {
@@ -51,7 +50,6 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     key: row.storage_key,
     name: row.display_name ?? row.original_filename,
     createdAt: document.created_at,
-    languageCode: document.language_code,
     speakers: Object.entries(document.speakers_info).map(([speaker, info]) => ({
       speaker,
       number: document.turns.find((turn) => turn.speaker === speaker)?.speaker_number ?? 1,
@@ -171,7 +169,7 @@ export default function TranscriptViewer() {
               className={`rounded-md border-l-4 p-3 text-sm ${SPEAKER_COLOURS[(s.number - 1) % SPEAKER_COLOURS.length]}`}
               data-speaker-card={s.number}
             >
-              <p className="font-medium">{speakerLabel(data.languageCode, s.number)}</p>
+              <p className="font-medium">{t("viewer.speaker", { n: s.number })}</p>
               <p className="text-xs text-slate-600">
                 {t("viewer.segments", { count: s.total_segments })} ·{" "}
                 {t("viewer.duration", { duration: clock(s.total_duration) })} ·{" "}
@@ -189,7 +187,7 @@ export default function TranscriptViewer() {
               data-turn={turn.speaker_number}
             >
               <h4 className="mb-1 text-xs font-semibold tracking-wide text-slate-600 uppercase">
-                {speakerLabel(data.languageCode, turn.speaker_number)} · {clock(turn.start)}
+                {t("viewer.speaker", { n: turn.speaker_number })} · {clock(turn.start)}
               </h4>
               {turn.paragraphs.map((paragraph, j) => (
                 <p key={j} className="mb-2 leading-relaxed last:mb-0">

@@ -2,6 +2,7 @@ import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Form, Link, Outlet, useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import type { RouteHandle } from "~/components/page-scripts";
+import { quiet } from "~/components/ui/buttons";
 import { DataTable, SectionHeader } from "~/components/ui/section";
 import { formatDateTime, type Language } from "~/i18n";
 import { recordingNumbers } from "~/models/recording-number";
@@ -20,8 +21,6 @@ export const handle: RouteHandle = {
 };
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data?.title ?? "Skribent" }];
-
-const quiet = "rounded-md border border-slate-300 px-3 py-1.5 text-sm text-slate-700 hover:bg-slate-50";
 
 /** The viewer's address: the transcript key without its leading "transcripts/" (as SPEC §7 does). */
 export function viewerPath(transcriptKey: string) {

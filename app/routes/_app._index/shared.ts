@@ -15,5 +15,4 @@ export type RecordingView = {
   letterQueued: boolean;
 };
 
-export const button = "rounded-md bg-brand-600 px-4 py-2 text-sm font-medium text-white hover:bg-brand-700";
-export const quiet = "rounded-md border border-slate-300 px-3 py-1.5 text-sm text-slate-700 hover:bg-slate-50";
+export { button, quiet } from "~/components/ui/buttons";
