@@ -111,22 +111,7 @@ async function measure(job) {
   // the engine really passed.
   const vocabulary = engineModule.getVocabulary("de");
   const prompt = engineModule.whisperPrompt(vocabulary);
-  const params = {
-    language: "de",
-    n_threads: job.threads,
-    format: "detail",
-    token_timestamps: true,
-    strategy: 1,
-    beam_size: 5,
-    temperature: 0,
-    no_context: true,
-    suppress_non_speech_tokens: false,
-    print_progress: false,
-    print_realtime: false,
-    print_timestamps: false,
-    print_special: false,
-    ...(prompt ? { initial_prompt: prompt } : {}),
-  };
+  const params = engineModule.whisperParams({ language: "de", threads: job.threads, prompt });
   const transcribeBare = (model) =>
     new Promise((resolve, reject) =>
       whisper(
@@ -243,7 +228,7 @@ async function bundleEngine(dir) {
   await build({
     stdin: {
       contents: [
-        'export { createLocalSpeechEngine, findSpeech } from "./app/services/speech/local-engine.server";',
+        'export { createLocalSpeechEngine, findSpeech, whisperParams } from "./app/services/speech/local-engine.server";',
         'export { loadSmartWhisper } from "./app/services/speech/local-native.server";',
         'export { getVocabulary, whisperPrompt } from "./app/services/speech/vocabulary.server";',
       ].join("\n"),

@@ -1,5 +1,3 @@
-import { constants } from "node:fs";
-import { access, open, stat } from "node:fs/promises";
 import {
   loadSherpaOnnx,
   loadSmartWhisper,
@@ -28,6 +26,14 @@ import {
   type WhisperSegment,
   type WindowPiece,
 } from "./local-words.server";
+import {
+  diarizationEnabled,
+  fileProblem,
+  MODELS_ADVICE,
+  modelProblems,
+  modelsError,
+  type LocalSpeechConfig,
+} from "./local-models.server";
 import { SpeechEngineError, type EngineHealth, type EngineWord, type SpeechEngine } from "./types";
 import { whisperPrompt } from "./vocabulary.server";
 
@@ -58,22 +64,13 @@ import { whisperPrompt } from "./vocabulary.server";
 //   internally — about 1.9 GB at peak for a 4-hour recording. It runs only when both
 //   LOCAL_SEGMENTATION_MODEL and LOCAL_SPEAKER_EMBEDDING_MODEL are set; otherwise every word is "S1".
 
-export type LocalSpeechConfig = {
-  whisperModel: string;
-  vadModel: string;
-  segmentationModel?: string;
-  embeddingModel?: string;
-  threads: number;
-};
-
 export type LocalEngineOptions = {
   /** Release the whisper model after this long without a transcription (default 10 minutes). */
   idleUnloadMs?: number;
 };
 
 export { SAMPLE_RATE } from "./local-wav.server";
-export { assignSpeakers, withoutPromptEcho, wordsFromWhisper } from "./local-words.server";
-export type { SpeakerTurn, WhisperSegment, WhisperToken, WindowPiece } from "./local-words.server";
+export type { LocalSpeechConfig } from "./local-models.server";
 
 const VAD_CONFIG = {
   threshold: 0.5,
@@ -92,81 +89,6 @@ const WINDOW_MAX_SAMPLES = 28 * SAMPLE_RATE;
 const MIN_WINDOW_SAMPLES = Math.round(1.5 * SAMPLE_RATE);
 const DIARIZATION_THRESHOLD = 0.5;
 const DEFAULT_IDLE_UNLOAD_MS = 10 * 60_000;
-
-const GGML_MAGIC = 0x67676d6c; // "lmgg" on disk: whisper.cpp's model files
-const ONNX_FIRST_BYTE = 0x08; // protobuf field 1 (ir_version), varint: how every ONNX model file starts
-
-// ---- Model files ----------------------------------------------------------------------------------------
-
-type ModelFile = { role: string; variable: string; file: string; kind: "ggml" | "onnx" };
-
-function modelFiles(config: LocalSpeechConfig): ModelFile[] {
-  const files: ModelFile[] = [
-    { role: "whisper model", variable: "LOCAL_WHISPER_MODEL", file: config.whisperModel, kind: "ggml" },
-    { role: "VAD model", variable: "LOCAL_VAD_MODEL", file: config.vadModel, kind: "onnx" },
-  ];
-  if (config.segmentationModel)
-    files.push({
-      role: "speaker segmentation model",
-      variable: "LOCAL_SEGMENTATION_MODEL",
-      file: config.segmentationModel,
-      kind: "onnx",
-    });
-  if (config.embeddingModel)
-    files.push({
-      role: "speaker embedding model",
-      variable: "LOCAL_SPEAKER_EMBEDDING_MODEL",
-      file: config.embeddingModel,
-      kind: "onnx",
-    });
-  return files;
-}
-
-/** Present, readable, not empty, and starting the way its format does. Reads 4 bytes; loads nothing. */
-async function fileProblem(model: ModelFile): Promise<string | undefined> {
-  const where = `${model.role} ${model.file} (${model.variable})`;
-  try {
-    const info = await stat(model.file);
-    if (!info.isFile()) return `${where} is not a file`;
-    if (info.size < 4) return `${where} is empty`;
-    await access(model.file, constants.R_OK);
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "ENOENT" ? `${where} is missing` : `${where} is not readable`;
-  }
-  const handle = await open(model.file, "r");
-  try {
-    const head = Buffer.alloc(4);
-    await handle.read(head, 0, 4, 0);
-    if (model.kind === "ggml" && head.readUInt32LE(0) !== GGML_MAGIC)
-      return `${where} is not a whisper.cpp (ggml) model`;
-    if (model.kind === "onnx" && head[0] !== ONNX_FIRST_BYTE) return `${where} is not an ONNX model`;
-  } finally {
-    await handle.close();
-  }
-  return undefined;
-}
-
-async function modelProblems(config: LocalSpeechConfig): Promise<string[]> {
-  const problems = await Promise.all(modelFiles(config).map(fileProblem));
-  return problems.filter((p): p is string => p !== undefined);
-}
-
-export const MODELS_ADVICE =
-  "Run `npm run models` (it downloads ggml-small.bin and silero_vad.onnx into MODELS_DIR) or set LOCAL_WHISPER_MODEL " +
-  "and LOCAL_VAD_MODEL to existing model files (LOCAL_SEGMENTATION_MODEL and LOCAL_SPEAKER_EMBEDDING_MODEL add " +
-  "speaker separation).";
-
-function modelsError(problems: string[]) {
-  return new SpeechEngineError(
-    "not_configured",
-    `The local speech engine cannot use its models: ${problems.join("; ")}. ${MODELS_ADVICE}`,
-    { userMessageKey: "transcriptions:errors.modelsMissing" },
-  );
-}
-
-function diarizationEnabled(config: LocalSpeechConfig) {
-  return Boolean(config.segmentationModel && config.embeddingModel);
-}
 
 // ---- Voice activity ------------------------------------------------------------------------------------
 
@@ -298,6 +220,28 @@ function runWhisper(
   });
 }
 
+/** The parameters the engine gives whisper.cpp (the bench compares the bare binding with the same ones). */
+export function whisperParams(args: { language: string; threads: number; prompt: string }): Record<string, unknown> {
+  return {
+    language: args.language,
+    n_threads: args.threads,
+    format: "detail",
+    token_timestamps: true,
+    strategy: 1,
+    beam_size: 5,
+    temperature: 0,
+    no_context: true,
+    // whisper.cpp's default, kept on purpose: "suppressing non-speech tokens" also bans / : ; + ( ) —
+    // "120/80", "Diagnose:" — and the VAD already keeps noise and music away from Whisper.
+    suppress_non_speech_tokens: false,
+    print_progress: false,
+    print_realtime: false,
+    print_timestamps: false,
+    print_special: false,
+    ...(args.prompt ? { initial_prompt: args.prompt } : {}),
+  };
+}
+
 // ---- The engine ----------------------------------------------------------------------------------------
 
 export type LocalSpeechEngine = SpeechEngine & {
@@ -388,24 +332,7 @@ export function createLocalSpeechEngine(
       if (speech.length === 0) return { ...result, words: [] };
 
       const prompt = whisperPrompt(request.vocabulary);
-      const params: Record<string, unknown> = {
-        language: request.language,
-        n_threads: threads,
-        format: "detail",
-        token_timestamps: true,
-        strategy: 1,
-        beam_size: 5,
-        temperature: 0,
-        no_context: true,
-        // whisper.cpp's default, kept on purpose: "suppressing non-speech tokens" also bans / : ; + ( ) —
-        // "120/80", "Diagnose:" — and the VAD already keeps noise and music away from Whisper.
-        suppress_non_speech_tokens: false,
-        print_progress: false,
-        print_realtime: false,
-        print_timestamps: false,
-        print_special: false,
-        ...(prompt ? { initial_prompt: prompt } : {}),
-      };
+      const params = whisperParams({ language: request.language, threads, prompt });
 
       let words: EngineWord[] = [];
       for (const window of planWindows(speech, info.samples)) {

@@ -2,7 +2,6 @@ import { createHash } from "node:crypto";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { FormData, fetch } from "undici";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 
 import {
@@ -15,6 +14,7 @@ import {
 
 import { WHISPER_PROMPT_MAX_CHARS, whisperPrompt } from "./vocabulary.server";
 import { createOpenAiTranscriptionEngine, type OpenAiTranscriptionConfig } from "./openai-transcribe.server";
+import { toneWav } from "../../../tests/support/wav";
 import type { RetryPolicy } from "./retry";
 import { SpeechEngineError, type EngineResult, type SpeechRequest, type VocabularyEntry } from "./types";
 
@@ -23,28 +23,6 @@ import { SpeechEngineError, type EngineResult, type SpeechRequest, type Vocabula
 
 const KEY = "sk-test-0123456789abcdef";
 const FAST: RetryPolicy = { attempts: 3, baseDelayMs: 1, maxDelayMs: 5 };
-
-/** A 16 kHz mono 16-bit PCM WAV with a 440 Hz tone. */
-function wav(seconds: number): Buffer {
-  const rate = 16_000;
-  const data = Buffer.alloc(rate * seconds * 2);
-  for (let i = 0; i < rate * seconds; i++)
-    data.writeInt16LE(Math.round(8000 * Math.sin((2 * Math.PI * 440 * i) / rate)), i * 2);
-  const header = Buffer.alloc(44);
-  header.write("RIFF", 0);
-  header.writeUInt32LE(36 + data.length, 4);
-  header.write("WAVEfmt ", 8);
-  header.writeUInt32LE(16, 16);
-  header.writeUInt16LE(1, 20);
-  header.writeUInt16LE(1, 22);
-  header.writeUInt32LE(rate, 24);
-  header.writeUInt32LE(rate * 2, 28);
-  header.writeUInt16LE(2, 32);
-  header.writeUInt16LE(16, 34);
-  header.write("data", 36);
-  header.writeUInt32LE(data.length, 40);
-  return Buffer.concat([header, data]);
-}
 
 async function rejection(promise: Promise<unknown>): Promise<SpeechEngineError> {
   try {
@@ -118,7 +96,7 @@ describe("OpenAI-compatible transcription engine", () => {
 
   beforeAll(async () => {
     dir = await mkdtemp(path.join(os.tmpdir(), "skribent-openai-"));
-    audioBytes = wav(1);
+    audioBytes = toneWav(1);
     audioFile = path.join(dir, "normalised.wav");
     await writeFile(audioFile, audioBytes);
   });
@@ -493,65 +471,3 @@ describe("OpenAI-compatible transcription engine", () => {
 });
 
 // The fake's own behaviours that the engine tests above do not reach (PROTOCOLS.md §3 test-server list).
-describe("fake OpenAI transcription server", () => {
-  let server: FakeOpenAiServer;
-
-  beforeEach(async () => {
-    server = await startFakeOpenAiServer();
-  });
-
-  afterEach(async () => {
-    await server.close();
-  });
-
-  async function post(fields: Array<[string, string]>) {
-    const form = new FormData();
-    form.append("file", new Blob([new Uint8Array(wav(1))], { type: "audio/wav" }), "audio.wav");
-    form.append("model", "whisper-1");
-    for (const [key, value] of fields) form.append(key, value);
-    return fetch(`${server.url}/audio/transcriptions`, { method: "POST", body: form });
-  }
-
-  it("refuses word timestamps without verbose_json (400)", async () => {
-    const response = await post([
-      ["response_format", "json"],
-      ["timestamp_granularities[]", "word"],
-    ]);
-    expect(response.status).toBe(400);
-    expect(await response.json()).toMatchObject({ error: { type: "invalid_request_error" } });
-  });
-
-  it("gives segments by default, words only when asked, and no segments for word alone", async () => {
-    const plain = (await (await post([["response_format", "verbose_json"]])).json()) as Record<string, unknown>;
-    expect(plain.segments).toBeDefined();
-    expect(plain.words).toBeUndefined();
-
-    const wordsOnly = (await (
-      await post([
-        ["response_format", "verbose_json"],
-        ["timestamp_granularities[]", "word"],
-      ])
-    ).json()) as Record<string, unknown>;
-    expect(wordsOnly.segments).toBeUndefined();
-    expect(wordsOnly.words).toBeDefined();
-  });
-
-  it("answers text, srt and vtt as plain text", async () => {
-    const text = await post([["response_format", "text"]]);
-    expect(text.headers.get("content-type")).toContain("text/plain");
-    expect(await text.text()).toBe(`${GERMAN_TRANSCRIPT.text}\n`);
-    expect(await (await post([["response_format", "srt"]])).text()).toMatch(
-      /^1\n00:00:00,000 --> 00:00:01,400\nGuten Tag\.\n/,
-    );
-    expect(await (await post([["response_format", "vtt"]])).text()).toMatch(
-      /^WEBVTT\n\n00:00:00\.000 --> 00:00:01\.400\n/,
-    );
-  });
-
-  it("lets speaches answer word granularities without verbose_json", async () => {
-    server.dialect = "speaches";
-    const response = await post([["timestamp_granularities[]", "word"]]);
-    expect(response.status).toBe(200);
-    expect(await response.json()).toEqual({ text: GERMAN_TRANSCRIPT.text });
-  });
-});

@@ -1,0 +1,88 @@
+import { constants } from "node:fs";
+import { access, open, stat } from "node:fs/promises";
+import { SpeechEngineError } from "./types";
+
+// The local engine's model files (ADR 0011): which files a configuration needs, and a cheap check of each
+// (present, readable, starting the way its format does) that loads nothing — what /api/health and the
+// engine's first use rely on before any native code touches a file.
+
+export type LocalSpeechConfig = {
+  whisperModel: string;
+  vadModel: string;
+  segmentationModel?: string;
+  embeddingModel?: string;
+  threads: number;
+};
+
+const GGML_MAGIC = 0x67676d6c; // "lmgg" on disk: whisper.cpp's model files
+const ONNX_FIRST_BYTE = 0x08; // protobuf field 1 (ir_version), varint: how every ONNX model file starts
+
+type ModelFile = { role: string; variable: string; file: string; kind: "ggml" | "onnx" };
+
+function modelFiles(config: LocalSpeechConfig): ModelFile[] {
+  const files: ModelFile[] = [
+    { role: "whisper model", variable: "LOCAL_WHISPER_MODEL", file: config.whisperModel, kind: "ggml" },
+    { role: "VAD model", variable: "LOCAL_VAD_MODEL", file: config.vadModel, kind: "onnx" },
+  ];
+  if (config.segmentationModel)
+    files.push({
+      role: "speaker segmentation model",
+      variable: "LOCAL_SEGMENTATION_MODEL",
+      file: config.segmentationModel,
+      kind: "onnx",
+    });
+  if (config.embeddingModel)
+    files.push({
+      role: "speaker embedding model",
+      variable: "LOCAL_SPEAKER_EMBEDDING_MODEL",
+      file: config.embeddingModel,
+      kind: "onnx",
+    });
+  return files;
+}
+
+/** Present, readable, not empty, and starting the way its format does. Reads 4 bytes; loads nothing. */
+export async function fileProblem(model: ModelFile): Promise<string | undefined> {
+  const where = `${model.role} ${model.file} (${model.variable})`;
+  try {
+    const info = await stat(model.file);
+    if (!info.isFile()) return `${where} is not a file`;
+    if (info.size < 4) return `${where} is empty`;
+    await access(model.file, constants.R_OK);
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "ENOENT" ? `${where} is missing` : `${where} is not readable`;
+  }
+  const handle = await open(model.file, "r");
+  try {
+    const head = Buffer.alloc(4);
+    await handle.read(head, 0, 4, 0);
+    if (model.kind === "ggml" && head.readUInt32LE(0) !== GGML_MAGIC)
+      return `${where} is not a whisper.cpp (ggml) model`;
+    if (model.kind === "onnx" && head[0] !== ONNX_FIRST_BYTE) return `${where} is not an ONNX model`;
+  } finally {
+    await handle.close();
+  }
+  return undefined;
+}
+
+export async function modelProblems(config: LocalSpeechConfig): Promise<string[]> {
+  const problems = await Promise.all(modelFiles(config).map(fileProblem));
+  return problems.filter((p): p is string => p !== undefined);
+}
+
+export const MODELS_ADVICE =
+  "Run `npm run models` (it downloads ggml-small.bin and silero_vad.onnx into MODELS_DIR) or set LOCAL_WHISPER_MODEL " +
+  "and LOCAL_VAD_MODEL to existing model files (LOCAL_SEGMENTATION_MODEL and LOCAL_SPEAKER_EMBEDDING_MODEL add " +
+  "speaker separation).";
+
+export function modelsError(problems: string[]) {
+  return new SpeechEngineError(
+    "not_configured",
+    `The local speech engine cannot use its models: ${problems.join("; ")}. ${MODELS_ADVICE}`,
+    { userMessageKey: "transcriptions:errors.modelsMissing" },
+  );
+}
+
+export function diarizationEnabled(config: LocalSpeechConfig) {
+  return Boolean(config.segmentationModel && config.embeddingModel);
+}
