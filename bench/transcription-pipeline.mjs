@@ -19,9 +19,10 @@ import { execFile, spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { fileURLToPath } from "node:url";
 import { parseArgs, promisify } from "node:util";
-import { build } from "esbuild";
+import { loadFakeSpeechmatics } from "../scripts/fake-speech-bundle.mjs";
+import { signIn } from "./support.mjs";
 
 const { values: opts } = parseArgs({
   options: {
@@ -62,20 +63,7 @@ async function makeSpeech(dir, seconds) {
 
 /** The fake Speechmatics server, bundled as scripts/fake-speech-server.mjs does it. */
 async function startFake(dir) {
-  fs.mkdirSync(dir, { recursive: true });
-  const outfile = path.join(dir, "fake-speechmatics.mjs");
-  await build({
-    entryPoints: [path.join(ROOT, "tests/support/fake-speechmatics.ts")],
-    outfile,
-    bundle: true,
-    platform: "node",
-    format: "esm",
-    target: "node20",
-    packages: "external",
-    logLevel: "warning",
-  });
-  fs.symlinkSync(path.join(ROOT, "node_modules"), path.join(dir, "node_modules"), "dir");
-  const { startFakeSpeechmatics } = await import(pathToFileURL(outfile).href);
+  const { startFakeSpeechmatics } = await loadFakeSpeechmatics(dir);
   const fake = await startFakeSpeechmatics({ port: 0, host: "127.0.0.1" });
   // The fake records every call and sets `status` when the answer has been written (res "finish"). Watch
   // that assignment to learn when each answer went out (the fake itself keeps no such time).
@@ -96,53 +84,6 @@ async function startFake(dir) {
     return Array.prototype.push.apply(fake.requests, calls);
   };
   return fake;
-}
-
-/** A tiny cookie jar and redirect follower: signs in through the development provider (bench/upload-memory.mjs). */
-async function signIn(accountId) {
-  const jar = new Map();
-  const store = (url, response) => {
-    for (const line of response.headers.getSetCookie()) {
-      const [pair] = line.split(";");
-      const [name, ...rest] = pair.split("=");
-      jar.set(`${new URL(url).port}|${name}`, rest.join("="));
-    }
-  };
-  const cookies = (url) =>
-    [...jar]
-      .filter(([k]) => k.startsWith(`${new URL(url).port}|`))
-      .map(([k, v]) => `${k.split("|")[1]}=${v}`)
-      .join("; ");
-  let url = `${APP}/auth/start?redirectTo=%2F`;
-  let init = {};
-  for (let hop = 0; hop < 20; hop++) {
-    const response = await fetch(url, {
-      ...init,
-      redirect: "manual",
-      headers: { ...(init.headers ?? {}), cookie: cookies(url) },
-    });
-    store(url, response);
-    init = {};
-    const location = response.headers.get("location");
-    if (location) {
-      url = new URL(location, url).toString();
-      continue;
-    }
-    const html = await response.text();
-    const action = /<form[^>]*method="post"[^>]*action="([^"]+\/login)"/.exec(html)?.[1];
-    if (action) {
-      url = new URL(action.replace(/&amp;/g, "&"), url).toString();
-      init = {
-        method: "POST",
-        headers: { "content-type": "application/x-www-form-urlencoded" },
-        body: `accountId=${accountId}`,
-      };
-      continue;
-    }
-    if (new URL(url).pathname === "/auth/callback") return cookies(APP);
-    throw new Error(`sign-in stopped at ${url} (${response.status})`);
-  }
-  throw new Error("too many redirects");
 }
 
 function startApp(dataDir, fakeUrl) {
@@ -328,7 +269,7 @@ async function main() {
     fake = await startFake(path.join(dir, "fake"));
     app = startApp(path.join(dir, "app"), fake.url);
     await waitForApp(app);
-    const client = api(await signIn("anna-berger"));
+    const client = api(await signIn(APP, "anna-berger"));
 
     const results = [];
     for (let i = 0; i < WARMUP + RUNS; i++) {

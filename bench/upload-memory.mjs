@@ -10,87 +10,20 @@ import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { signIn, wavHeader, writeSilentWav } from "./support.mjs";
 
 const PORT = Number(process.env.BENCH_PORT ?? 3400);
 const APP = `http://localhost:${PORT}`;
 const BYTES = 73_400_000;
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "skribent-bench-"));
 
-function wavHeader(dataBytes) {
-  const h = Buffer.alloc(44);
-  h.write("RIFF", 0);
-  h.writeUInt32LE(36 + dataBytes, 4);
-  h.write("WAVEfmt ", 8);
-  h.writeUInt32LE(16, 16);
-  h.writeUInt16LE(1, 20); // PCM
-  h.writeUInt16LE(1, 22); // mono
-  h.writeUInt32LE(16000, 24);
-  h.writeUInt32LE(32000, 28);
-  h.writeUInt16LE(2, 32);
-  h.writeUInt16LE(16, 34);
-  h.write("data", 36);
-  h.writeUInt32LE(dataBytes, 40);
-  return h;
-}
-
 function makeWav(file) {
-  const fd = fs.openSync(file, "w");
-  fs.writeSync(fd, wavHeader(BYTES - 44));
-  const chunk = Buffer.alloc(1 << 20);
-  for (let left = BYTES - 44; left > 0; left -= chunk.length) fs.writeSync(fd, chunk, 0, Math.min(left, chunk.length));
-  fs.closeSync(fd);
+  writeSilentWav(file, BYTES);
 }
 
 function rssKiB(pid) {
   const status = fs.readFileSync(`/proc/${pid}/status`, "utf8");
   return Number(/VmRSS:\s+(\d+)/.exec(status)[1]);
-}
-
-/** A tiny cookie jar and redirect follower: signs in through the development provider. */
-async function signIn(accountId) {
-  const jar = new Map();
-  const store = (url, response) => {
-    for (const line of response.headers.getSetCookie()) {
-      const [pair] = line.split(";");
-      const [name, ...rest] = pair.split("=");
-      jar.set(`${new URL(url).port}|${name}`, rest.join("="));
-    }
-  };
-  const cookies = (url) =>
-    [...jar]
-      .filter(([k]) => k.startsWith(`${new URL(url).port}|`))
-      .map(([k, v]) => `${k.split("|")[1]}=${v}`)
-      .join("; ");
-  let url = `${APP}/auth/start?redirectTo=%2F`;
-  let init = {};
-  for (let hop = 0; hop < 20; hop++) {
-    const response = await fetch(url, {
-      ...init,
-      redirect: "manual",
-      headers: { ...(init.headers ?? {}), cookie: cookies(url) },
-    });
-    store(url, response);
-    init = {};
-    const location = response.headers.get("location");
-    if (location) {
-      url = new URL(location, url).toString();
-      continue;
-    }
-    const html = await response.text();
-    const action = /<form[^>]*method="post"[^>]*action="([^"]+\/login)"/.exec(html)?.[1];
-    if (action) {
-      url = new URL(action.replace(/&amp;/g, "&"), url).toString();
-      init = {
-        method: "POST",
-        headers: { "content-type": "application/x-www-form-urlencoded" },
-        body: `accountId=${accountId}`,
-      };
-      continue;
-    }
-    if (new URL(url).pathname === "/auth/callback") return cookies(APP);
-    throw new Error(`sign-in stopped at ${url} (${response.status})`);
-  }
-  throw new Error("too many redirects");
 }
 
 async function measure(pid, work) {
@@ -128,7 +61,7 @@ async function main() {
       if (ok) break;
       await new Promise((r) => setTimeout(r, 100));
     }
-    const cookie = await signIn("anna-berger");
+    const cookie = await signIn(APP, "anna-berger");
     const json = (p, body) =>
       fetch(`${APP}${p}`, {
         method: "POST",

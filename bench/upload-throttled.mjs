@@ -16,6 +16,7 @@ import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { chromium } from "@playwright/test";
+import { writeSilentWav } from "./support.mjs";
 import { startThrottleProxy } from "./throttle-proxy.mjs";
 
 const { values: opts } = parseArgs({
@@ -52,29 +53,8 @@ const CHROMIUM_ARGS = [
   "--disable-quic",
 ];
 
-function wavHeader(dataBytes) {
-  const h = Buffer.alloc(44);
-  h.write("RIFF", 0);
-  h.writeUInt32LE(36 + dataBytes, 4);
-  h.write("WAVEfmt ", 8);
-  h.writeUInt32LE(16, 16);
-  h.writeUInt16LE(1, 20); // PCM
-  h.writeUInt16LE(1, 22); // mono
-  h.writeUInt32LE(16000, 24);
-  h.writeUInt32LE(32000, 28);
-  h.writeUInt16LE(2, 32);
-  h.writeUInt16LE(16, 34);
-  h.write("data", 36);
-  h.writeUInt32LE(dataBytes, 40);
-  return h;
-}
-
 function makeWav(file) {
-  const fd = fs.openSync(file, "w");
-  fs.writeSync(fd, wavHeader(BYTES - 44));
-  const chunk = Buffer.alloc(1 << 20);
-  for (let left = BYTES - 44; left > 0; left -= chunk.length) fs.writeSync(fd, chunk, 0, Math.min(left, chunk.length));
-  fs.closeSync(fd);
+  writeSilentWav(file, BYTES);
 }
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -3,29 +3,15 @@
 //   node scripts/fake-speech-server.mjs --port 3105
 // then run the app with SPEECH_ENGINE=speechmatics SPEECHMATICS_API_KEY=test-key
 // SPEECHMATICS_BATCH_URL=http://127.0.0.1:3105/eu1/v2. Every job returns the named two-speaker fixture.
-import { build } from "esbuild";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { pathToFileURL } from "node:url";
+import { loadFakeSpeechmatics } from "./fake-speech-bundle.mjs";
 
 const portFlag = process.argv.indexOf("--port");
 const port = Number(portFlag > 0 ? process.argv[portFlag + 1] : 3105);
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "skribent-fake-speech-"));
-const outfile = path.join(dir, "fake-speechmatics.mjs");
-await build({
-  entryPoints: ["tests/support/fake-speechmatics.ts"],
-  outfile,
-  bundle: true,
-  platform: "node",
-  format: "esm",
-  target: "node20",
-  packages: "external",
-  logLevel: "warning",
-});
-// Resolve bare imports (undici) from this repository's node_modules.
-fs.symlinkSync(path.resolve("node_modules"), path.join(dir, "node_modules"), "dir");
-const { startFakeSpeechmatics } = await import(pathToFileURL(outfile).href);
+const { startFakeSpeechmatics } = await loadFakeSpeechmatics(dir);
 const server = await startFakeSpeechmatics({ port, host: "127.0.0.1" });
 console.log(`fake Speechmatics batch API at ${server.url} (key: test-key)`);
 for (const signal of ["SIGTERM", "SIGINT"]) {

@@ -1,0 +1,76 @@
+// What the benches share: a silent 16 kHz mono PCM WAV of any size, and signing in through the development
+// provider with a tiny cookie jar (no browser).
+import fs from "node:fs";
+
+export function wavHeader(dataBytes) {
+  const h = Buffer.alloc(44);
+  h.write("RIFF", 0);
+  h.writeUInt32LE(36 + dataBytes, 4);
+  h.write("WAVEfmt ", 8);
+  h.writeUInt32LE(16, 16);
+  h.writeUInt16LE(1, 20); // PCM
+  h.writeUInt16LE(1, 22); // mono
+  h.writeUInt32LE(16000, 24);
+  h.writeUInt32LE(32000, 28);
+  h.writeUInt16LE(2, 32);
+  h.writeUInt16LE(16, 34);
+  h.write("data", 36);
+  h.writeUInt32LE(dataBytes, 40);
+  return h;
+}
+
+/** A WAV of exactly `bytes` bytes (header included) of digital silence, written 1 MiB at a time. */
+export function writeSilentWav(file, bytes) {
+  const fd = fs.openSync(file, "w");
+  fs.writeSync(fd, wavHeader(bytes - 44));
+  const chunk = Buffer.alloc(1 << 20);
+  for (let left = bytes - 44; left > 0; left -= chunk.length) fs.writeSync(fd, chunk, 0, Math.min(left, chunk.length));
+  fs.closeSync(fd);
+}
+
+/** Follows the sign-in redirects of the app at `app` for a demo account; returns the app's Cookie header. */
+export async function signIn(app, accountId) {
+  const jar = new Map();
+  const store = (url, response) => {
+    for (const line of response.headers.getSetCookie()) {
+      const [pair] = line.split(";");
+      const [name, ...rest] = pair.split("=");
+      jar.set(`${new URL(url).port}|${name}`, rest.join("="));
+    }
+  };
+  const cookies = (url) =>
+    [...jar]
+      .filter(([k]) => k.startsWith(`${new URL(url).port}|`))
+      .map(([k, v]) => `${k.split("|")[1]}=${v}`)
+      .join("; ");
+  let url = `${app}/auth/start?redirectTo=%2F`;
+  let init = {};
+  for (let hop = 0; hop < 20; hop++) {
+    const response = await fetch(url, {
+      ...init,
+      redirect: "manual",
+      headers: { ...(init.headers ?? {}), cookie: cookies(url) },
+    });
+    store(url, response);
+    init = {};
+    const location = response.headers.get("location");
+    if (location) {
+      url = new URL(location, url).toString();
+      continue;
+    }
+    const html = await response.text();
+    const action = /<form[^>]*method="post"[^>]*action="([^"]+\/login)"/.exec(html)?.[1];
+    if (action) {
+      url = new URL(action.replace(/&amp;/g, "&"), url).toString();
+      init = {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: `accountId=${accountId}`,
+      };
+      continue;
+    }
+    if (new URL(url).pathname === "/auth/callback") return cookies(app);
+    throw new Error(`sign-in stopped at ${url} (${response.status})`);
+  }
+  throw new Error("too many redirects");
+}
