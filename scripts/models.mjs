@@ -1,8 +1,9 @@
 #!/usr/bin/env node
-// `npm run models`: puts the local speech engine's model files (ADR 0011) into MODELS_DIR.
+// `npm run models`: puts the local engines' model files (ADR 0011; the letter model) into MODELS_DIR.
 //
-//   npm run models                                  # ggml-small.bin + silero_vad.onnx into $MODELS_DIR or ./models
-//   npm run models -- --only vad                    # one of them: whisper | vad
+//   npm run models                                  # ggml-small.bin + silero_vad.onnx + the letter model into $MODELS_DIR or ./models
+//   npm run models -- --only vad                    # one of them: whisper | vad | llm
+//   npm run models -- --only llm --sha256 HEX       # the letter model needs its checksum given (see LLM_MODELS)
 //   npm run models -- --dir /srv/skribent/models    # somewhere else
 //   npm run models -- --whisper ggml-medium.bin     # another whisper.cpp model (default $LOCAL_WHISPER_MODEL)
 //   npm run models -- --from /mnt/usb/models        # copy from a local directory instead of downloading
@@ -21,6 +22,8 @@ import { pipeline } from "node:stream/promises";
 import { parseArgs } from "node:util";
 
 const WHISPER_BASE = "https://huggingface.co/ggerganov/whisper.cpp/resolve/main";
+const QWEN_BASE = "https://huggingface.co/Qwen/Qwen2.5-3B-Instruct-GGUF/resolve/main";
+const DEFAULT_LLM = "qwen2.5-3b-instruct-q4_k_m.gguf";
 
 // Published SHA-256 checksums and sizes. The whisper.cpp ones are the Git LFS object ids of
 // huggingface.co/ggerganov/whisper.cpp (shown on each file's page there). Silero VAD: the file of
@@ -50,21 +53,38 @@ const WHISPER_MODELS = {
   },
 };
 
+// The letter model (LOCAL_LLM_MODEL). No SHA-256 of Qwen's file could be verified from a source at hand, and
+// none is made up here: a download needs `--sha256` with the value shown on the file's page at
+// huggingface.co/Qwen/Qwen2.5-3B-Instruct-GGUF (Git LFS "SHA256"). `--from` copies it unverified.
+const LLM_MODELS = {
+  [DEFAULT_LLM]: { url: `${QWEN_BASE}/${DEFAULT_LLM}`, sha256: undefined, size: undefined },
+  // The test model of ../shared/models (karpathy's stories260K as GGUF): for `--from` only, never downloaded.
+  "stories260K.gguf": {
+    url: undefined,
+    sha256: "270cba1bd5109f42d03350f60406024560464db173c0e387d91f0426d3bd256d",
+    size: 1_185_376,
+  },
+};
+
 const VAD_MODEL = {
   url: "https://github.com/snakers4/silero-vad/raw/v6.2.1/src/silero_vad/data/silero_vad.onnx",
   sha256: "1a153a22f4509e292a94e67d6f9b85e8deb25b4988682b7e174c65279d8788e3",
   size: 2_327_524,
 };
 
-const USAGE = `Usage: npm run models -- [--only whisper|vad] [--dir DIR] [--whisper FILE] [--sha256 HEX] [--from DIR]
+const USAGE = `Usage: npm run models -- [--only whisper|vad|llm] [--dir DIR] [--whisper FILE] [--llm FILE] [--sha256 HEX] [--from DIR]
 
-  --only whisper|vad  fetch only this model (default: both)
+  --only whisper|vad|llm  fetch only this model (default: all three)
   --dir DIR           target directory (default: $MODELS_DIR, else ./models)
   --whisper FILE      whisper.cpp model file name (default: $LOCAL_WHISPER_MODEL, else ggml-small.bin);
                       known: ${Object.keys(WHISPER_MODELS).join(", ")}
   --vad FILE          file name for the Silero VAD model (default: $LOCAL_VAD_MODEL, else silero_vad.onnx)
-  --sha256 HEX        expected SHA-256 of a whisper model not listed above (downloaded from ${WHISPER_BASE}/FILE)
-  --from DIR          copy the files from DIR (same names) instead of downloading them
+  --llm FILE          GGUF file name of the letter model (default: $LOCAL_LLM_MODEL, else ${DEFAULT_LLM});
+                      downloadable: qwen2.5-3b-instruct-*.gguf from ${QWEN_BASE}/FILE
+  --sha256 HEX        expected SHA-256 of the model being fetched that has no published checksum here: a whisper
+                      model not listed above, or the letter model (REQUIRED to download ${DEFAULT_LLM};
+                      take it from the file's page on huggingface.co). With --only, it is that model's checksum.
+  --from DIR          copy the files from DIR (same names) instead of downloading them (also stories260K.gguf)
   --help              this text`;
 
 class UsageError extends Error {}
@@ -76,14 +96,15 @@ function options() {
       dir: { type: "string" },
       whisper: { type: "string" },
       vad: { type: "string" },
+      llm: { type: "string" },
       sha256: { type: "string" },
       from: { type: "string" },
       help: { type: "boolean", short: "h" },
     },
     strict: true,
   });
-  if (values.only && !["whisper", "vad"].includes(values.only))
-    throw new UsageError(`--only takes "whisper" or "vad", not "${values.only}"`);
+  if (values.only && !["whisper", "vad", "llm"].includes(values.only))
+    throw new UsageError(`--only takes "whisper", "vad" or "llm", not "${values.only}"`);
   if (values.sha256 && !/^[0-9a-f]{64}$/i.test(values.sha256))
     throw new UsageError("--sha256 takes 64 hexadecimal digits");
   return values;
@@ -92,21 +113,58 @@ function options() {
 /** What to fetch, where to, and what it must hash to. */
 function plan(values) {
   const dir = path.resolve(values.dir ?? process.env.MODELS_DIR ?? "./models");
+  const wants = (kind) => !values.only || values.only === kind;
   const jobs = [];
-  if (values.only !== "vad") {
+  if (wants("whisper")) {
     const name = values.whisper ?? process.env.LOCAL_WHISPER_MODEL ?? "ggml-small.bin";
     const known = WHISPER_MODELS[path.basename(name)];
-    const sha256 = values.sha256?.toLowerCase() ?? known?.sha256;
     const url = known
       ? known.url
       : /^ggml-[\w.-]+\.bin$/.test(path.basename(name))
         ? `${WHISPER_BASE}/${path.basename(name)}`
         : undefined;
-    jobs.push({ label: "whisper.cpp model", target: path.resolve(dir, name), url, sha256, size: known?.size });
+    jobs.push({
+      kind: "whisper",
+      label: "whisper.cpp model",
+      target: path.resolve(dir, name),
+      url,
+      sha256: known?.sha256,
+      size: known?.size,
+    });
   }
-  if (values.only !== "whisper") {
+  if (wants("vad")) {
     const name = values.vad ?? process.env.LOCAL_VAD_MODEL ?? "silero_vad.onnx";
-    jobs.push({ label: "Silero VAD model", target: path.resolve(dir, name), ...VAD_MODEL });
+    jobs.push({ kind: "vad", label: "Silero VAD model", target: path.resolve(dir, name), ...VAD_MODEL });
+  }
+  if (wants("llm")) {
+    const name = values.llm ?? process.env.LOCAL_LLM_MODEL ?? DEFAULT_LLM;
+    const known = LLM_MODELS[path.basename(name)];
+    const url = known
+      ? known.url
+      : /^qwen2\.5-3b-instruct-[\w-]+\.gguf$/.test(path.basename(name))
+        ? `${QWEN_BASE}/${path.basename(name)}`
+        : undefined;
+    jobs.push({
+      kind: "llm",
+      label: "language model",
+      target: path.resolve(dir, name),
+      url,
+      sha256: known?.sha256,
+      size: known?.size,
+    });
+  }
+  if (values.sha256) {
+    // --sha256 names the checksum of the one model it can mean: the only one asked for, or else the only one
+    // without a published checksum.
+    const unknown = jobs.filter((job) => !job.sha256);
+    const job = jobs.length === 1 ? jobs[0] : unknown.length === 1 ? unknown[0] : undefined;
+    if (!job)
+      throw new UsageError(
+        unknown.length === 0
+          ? "--sha256: every model here has a published checksum; use --only to override one"
+          : "--sha256 could mean more than one model: pick one with --only",
+      );
+    job.sha256 = values.sha256.toLowerCase();
   }
   return { dir, jobs };
 }
@@ -243,7 +301,8 @@ async function fetchModel(job, from) {
         throw new Error(`there is no download address for ${name}; copy it with --from <directory that holds it>`);
       if (!job.sha256)
         throw new Error(
-          `no published checksum is known for ${name}: pass the SHA-256 from its page on huggingface.co with --sha256`,
+          `no published checksum is known for ${name}: pass the SHA-256 from its page on huggingface.co ` +
+            `(npm run models -- --only ${job.kind} --sha256 HEX), or copy it with --from`,
         );
       got = await download(job, part);
     }
@@ -273,7 +332,14 @@ async function main() {
     process.stdout.write(`${USAGE}\n`);
     return 0;
   }
-  const { dir, jobs } = plan(values);
+  let dir, jobs;
+  try {
+    ({ dir, jobs } = plan(values));
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    process.stderr.write(`${error.message}\n\n${USAGE}\n`);
+    return 2;
+  }
   await mkdir(dir, { recursive: true });
   process.stderr.write(`Models directory: ${dir}\n`);
   let failed = 0;
@@ -288,8 +354,8 @@ async function main() {
   }
   if (failed) {
     process.stderr.write(
-      `\n${failed} of ${jobs.length} model(s) are missing. The local speech engine reports "not configured" until ` +
-        "they are in place (or LOCAL_WHISPER_MODEL / LOCAL_VAD_MODEL name other files).\n",
+      `\n${failed} of ${jobs.length} model(s) are missing. The local engines report "not configured" until ` +
+        "they are in place (or LOCAL_WHISPER_MODEL / LOCAL_VAD_MODEL / LOCAL_LLM_MODEL name other files).\n",
     );
     return 1;
   }

@@ -91,6 +91,16 @@ const schema = z
     LOCAL_SPEAKER_EMBEDDING_MODEL: z.string().min(1).optional(),
     LOCAL_THREADS: z.coerce.number().int().min(1).max(64).default(2),
 
+    LLM_ENGINE: z.enum(["local", "openai"]).default("local"),
+    LLM_OPENAI_URL: optionalUrl,
+    LLM_OPENAI_API_KEY: z.string().min(1).optional(),
+    LLM_OPENAI_MODEL: z.string().min(1).default("gpt-4o-mini"),
+    LLM_OPENAI_STRUCTURED_OUTPUT: z.enum(["json_schema", "json_object", "none"]).default("json_schema"),
+    LLM_CONTEXT_TOKENS: z.coerce.number().int().min(1024).max(1_048_576).default(8192),
+    LLM_TIMEOUT_SECONDS: z.coerce.number().int().min(5).max(1800).default(120),
+    LOCAL_LLM_MODEL: z.string().min(1).default("qwen2.5-3b-instruct-q4_k_m.gguf"),
+    LOCAL_LLM_THREADS: z.coerce.number().int().min(1).max(64).default(2),
+
     PRICE_SPEECH_PER_MINUTE_USD: usd.default(0),
     PRICE_LLM_INPUT_PER_1K_TOKENS_USD: usd.default(0),
     PRICE_LLM_OUTPUT_PER_1K_TOKENS_USD: usd.default(0),
@@ -125,6 +135,8 @@ const schema = z
       issues.push(["SPEECHMATICS_API_KEY", "is required when SPEECH_ENGINE=speechmatics"]);
     if (env.SPEECH_ENGINE === "openai" && !env.OPENAI_TRANSCRIBE_URL)
       issues.push(["OPENAI_TRANSCRIBE_URL", "is required when SPEECH_ENGINE=openai"]);
+    if (env.LLM_ENGINE === "openai" && !env.LLM_OPENAI_URL)
+      issues.push(["LLM_OPENAI_URL", "is required when LLM_ENGINE=openai"]);
     for (const [key, message] of issues) ctx.addIssue({ code: z.ZodIssueCode.custom, path: [key], message });
   });
 
@@ -180,6 +192,26 @@ function speechConfig(env: Env) {
       segmentationModel: model(env.LOCAL_SEGMENTATION_MODEL),
       embeddingModel: model(env.LOCAL_SPEAKER_EMBEDDING_MODEL),
       threads: env.LOCAL_THREADS,
+    },
+  };
+}
+
+function llmConfig(env: Env) {
+  const modelsDir = path.resolve(env.MODELS_DIR);
+  return {
+    engine: env.LLM_ENGINE,
+    contextTokens: env.LLM_CONTEXT_TOKENS,
+    timeoutMs: env.LLM_TIMEOUT_SECONDS * 1000,
+    openai: {
+      baseUrl: env.LLM_OPENAI_URL?.replace(/\/$/, ""),
+      apiKey: env.LLM_OPENAI_API_KEY,
+      model: env.LLM_OPENAI_MODEL,
+      structuredOutput: env.LLM_OPENAI_STRUCTURED_OUTPUT,
+    },
+    local: {
+      modelsDir,
+      model: path.resolve(modelsDir, env.LOCAL_LLM_MODEL),
+      threads: env.LOCAL_LLM_THREADS,
     },
   };
 }
@@ -267,6 +299,7 @@ export function buildConfig(env: Env) {
             directory: path.resolve(env.PATIENT_RECORDS_DIR ?? path.join(dataDir, "patient-records")),
           },
     speech: speechConfig(env),
+    llm: llmConfig(env),
     workerInProcess: env.WORKER_IN_PROCESS,
     rateLimits: {
       signInPerMinute: env.RATE_LIMIT_SIGNIN_PER_MINUTE,

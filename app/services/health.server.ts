@@ -1,5 +1,6 @@
 import { getConfig } from "./config.server";
 import { getDb, pingDatabase } from "./db.server";
+import { getLanguageModel } from "./llm/engine.server";
 import { mediaConversionHealthCheck } from "./media-probe.server";
 import { getSpeechEngine } from "./speech/engine.server";
 import { getStorage } from "./storage.server";
@@ -44,6 +45,17 @@ const checks = new Map<string, Check>([
     async () => {
       const result = await getSpeechEngine().check(TIMEOUT_MS - 200);
       return { ...result, detail: [`engine ${getConfig().speech.engine}`, result.detail].filter(Boolean).join(": ") };
+    },
+  ],
+  // The configured language model's own live check (an OpenAI-compatible server is asked for its models; the
+  // local engine checks its GGUF file). There is one model, so no secondary one to check.
+  ["llm_primary", () => getLanguageModel().check(TIMEOUT_MS - 200)],
+  ["llm_secondary", async () => ({ status: "not_configured", detail: "no secondary language model configured" })],
+  [
+    "llm_client",
+    async () => {
+      const result = await getLanguageModel().check(TIMEOUT_MS - 200);
+      return { ...result, detail: [`engine ${getConfig().llm.engine}`, result.detail].filter(Boolean).join(": ") };
     },
   ],
 ]);

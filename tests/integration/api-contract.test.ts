@@ -54,6 +54,12 @@ describe("GET /api/health", () => {
     expect(body.s3_connected).toBe(true);
     // Not built yet, or built but without its models: said plainly, never "healthy".
     expect(body.service_tests.llm_primary.status).toBe("not_configured");
+    expect(body.services.llm_client.status).toBe("not_configured");
+    expect(body.services.llm_client.detail).toMatch(/^engine local: .*npm run models -- --only llm/);
+    expect(body.service_tests.llm_secondary).toMatchObject({
+      status: "not_configured",
+      detail: "no secondary language model configured",
+    });
     expect(body.services.speech_service.status).toBe("not_configured");
     expect(body.services.speech_service.detail).toMatch(/^engine local: .*npm run models/);
   });

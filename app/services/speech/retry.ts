@@ -1,8 +1,11 @@
 import { fetch, type RequestInit, type Response } from "undici";
+import { LlmError } from "../llm/types";
 import { SpeechEngineError } from "./types";
 
 // Bounded retries with exponential backoff and jitter for one engine call. Only transient failures are
-// retried; the caller's signal stops both the wait and the next attempt.
+// retried; the caller's signal stops both the wait and the next attempt. Shared by the speech engines and the
+// language-model engines (`llm/`): both error classes carry the same `kind`, and fetchWithTimeout makes
+// whichever class its caller names.
 
 export type RetryPolicy = { attempts: number; baseDelayMs: number; maxDelayMs: number };
 
@@ -38,7 +41,7 @@ export async function withRetries<T>(
     try {
       return await run(attempt);
     } catch (error) {
-      const transient = error instanceof SpeechEngineError && error.kind === "transient";
+      const transient = (error instanceof SpeechEngineError || error instanceof LlmError) && error.kind === "transient";
       if (!transient || attempt >= policy.attempts || options.signal?.aborted) throw error;
       options.onRetry?.(error, attempt);
       const backoff = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1));
@@ -48,6 +51,15 @@ export async function withRetries<T>(
   }
 }
 
+/** Makes the error a failed fetch turns into: SpeechEngineError by default, LlmError for the language models. */
+export type EngineErrorFactory = (
+  kind: "transient" | "permanent",
+  message: string,
+  options: { cause: unknown },
+) => Error;
+
+const speechError: EngineErrorFactory = (kind, message, options) => new SpeechEngineError(kind, message, options);
+
 /**
  * A fetch with a time-out that also honours the caller's signal; network failures become transient.
  * undici's own fetch (and its FormData), not the global one: remix-serve replaces the global fetch with
@@ -55,9 +67,9 @@ export async function withRetries<T>(
  */
 export async function fetchWithTimeout(
   url: string,
-  init: RequestInit & { timeoutMs: number; signal?: AbortSignal; upload?: boolean },
+  init: RequestInit & { timeoutMs: number; signal?: AbortSignal; upload?: boolean; makeError?: EngineErrorFactory },
 ): Promise<Response> {
-  const { timeoutMs, signal, upload, ...rest } = init;
+  const { timeoutMs, signal, upload, makeError = speechError, ...rest } = init;
   const timeout = AbortSignal.timeout(timeoutMs);
   const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
   try {
@@ -72,15 +84,103 @@ export async function fetchWithTimeout(
   } catch (error) {
     if (signal?.aborted) throw error;
     if (upload && (error as { cause?: { message?: unknown } }).cause?.message === "unexpected redirect") {
-      throw new SpeechEngineError("permanent", `${new URL(url).host} answered the upload with a redirect`, {
-        cause: error,
-      });
+      throw makeError("permanent", `${new URL(url).host} answered the upload with a redirect`, { cause: error });
     }
     if (timeout.aborted) {
-      throw new SpeechEngineError("transient", `No answer from ${new URL(url).host} within ${timeoutMs} ms`, {
-        cause: error,
-      });
+      throw makeError("transient", `No answer from ${new URL(url).host} within ${timeoutMs} ms`, { cause: error });
     }
-    throw new SpeechEngineError("transient", `Cannot reach ${new URL(url).host}`, { cause: error });
+    throw makeError("transient", `Cannot reach ${new URL(url).host}`, { cause: error });
   }
+}
+
+// ---- Reading a server's refusal --------------------------------------------------------------------------
+
+export type ErrorBodyInfo = { message?: string; type?: string; code?: string };
+
+function plainText(text: string) {
+  return text
+    .replace(/<[^>]*>/g, " ")
+    .replace(/\s+/g, " ")
+    .trim();
+}
+
+function asString(value: unknown): string | undefined {
+  if (typeof value === "string") return value;
+  if (typeof value === "number") return String(value);
+  return undefined;
+}
+
+/**
+ * The message, type and code of every error body OpenAI-compatible servers send (PROTOCOLS.md §3.3, §3.4):
+ * OpenAI's {"error":{…}}, vLLM's flat {"object":"error",…,"code":<int>}, llama.cpp's {"error":{code,message,type}},
+ * FastAPI's {"detail"} (a string or a list of validation errors), and HTML or plain text from a proxy.
+ */
+export function errorBodyInfo(body: string): ErrorBodyInfo {
+  let json: unknown;
+  try {
+    json = JSON.parse(body);
+  } catch {
+    return { message: plainText(body) || undefined };
+  }
+  if (typeof json !== "object" || json === null) return { message: plainText(body) || undefined };
+  const object = json as Record<string, unknown>;
+  if (typeof object.error === "object" && object.error !== null) {
+    const error = object.error as Record<string, unknown>;
+    return { message: asString(error.message), type: asString(error.type), code: asString(error.code) };
+  }
+  if (typeof object.error === "string") return { message: object.error };
+  if (object.detail !== undefined) {
+    const { detail } = object;
+    if (typeof detail === "string") return { message: detail };
+    if (Array.isArray(detail)) {
+      const messages = detail.map((d) => asString((d as Record<string, unknown> | null)?.msg)).filter(Boolean);
+      return { message: messages.join("; ") || undefined };
+    }
+  }
+  return { message: asString(object.message), type: asString(object.type), code: asString(object.code) };
+}
+
+/** openai-node's order: retry-after-ms, then Retry-After as seconds or an HTTP date; only 0–60 s counts. */
+export function retryAfterHeader(headers: { get(name: string): string | null }): number | undefined {
+  const candidates: number[] = [];
+  const ms = headers.get("retry-after-ms");
+  if (ms) candidates.push(Number.parseFloat(ms));
+  const header = headers.get("retry-after");
+  if (header) {
+    const secondsValue = Number.parseFloat(header);
+    candidates.push(Number.isNaN(secondsValue) ? Date.parse(header) - Date.now() : secondsValue * 1000);
+  }
+  return candidates.find((value) => Number.isFinite(value) && value >= 0 && value <= 60_000);
+}
+
+export type HttpFailure = {
+  kind: "transient" | "permanent";
+  status: number;
+  info: ErrorBodyInfo;
+  /** A 429 for an exhausted quota (OpenAI's `insufficient_quota`). */
+  quota: boolean;
+  /** The server's wait, for a transient failure (0–60 s). */
+  retryAfterMs?: number;
+};
+
+/**
+ * openai-node's reading of an error answer (PROTOCOLS.md §3.3): 408, 409, 429 and 5xx are transient, other
+ * statuses permanent; `x-should-retry: true|false` overrides that; an exhausted quota is permanent whatever the
+ * headers say (it stays exhausted).
+ */
+export function classifyHttpFailure(
+  response: { status: number; headers: { get(name: string): string | null } },
+  body: string,
+): HttpFailure {
+  const { status } = response;
+  const info = errorBodyInfo(body);
+  const quota = info.type === "insufficient_quota" || info.code === "insufficient_quota";
+  let kind: "transient" | "permanent" =
+    status === 408 || status === 409 || status === 429 || status >= 500 ? "transient" : "permanent";
+  const shouldRetry = response.headers.get("x-should-retry");
+  if (shouldRetry === "true") kind = "transient";
+  if (shouldRetry === "false") kind = "permanent";
+  if (quota) kind = "permanent";
+  const retryAfterMs = kind === "transient" ? retryAfterHeader(response.headers) : undefined;
+  return { kind, status, info, quota, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) };
 }

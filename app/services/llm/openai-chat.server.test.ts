@@ -1,0 +1,405 @@
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+
+import { reply, startFakeOpenAiChatServer, type FakeChatServer } from "../../../tests/support/fake-openai-chat";
+import type { RetryPolicy } from "../speech/retry";
+import { createOpenAiChatModel, schemaInstruction, type OpenAiChatConfig } from "./openai-chat.server";
+import { estimateMessagesTokens } from "./tokens";
+import { LlmError, type JsonSchema, type StructuredRequest } from "./types";
+
+// The OpenAI-compatible chat engine over HTTP against the fake server (PROTOCOLS.md §3.2–3.4): what it sends in
+// each structured-output mode, how it validates answers, and which failures it retries and how often.
+
+const KEY = "sk-test-0123456789abcdef";
+const FAST: RetryPolicy = { attempts: 3, baseDelayMs: 1, maxDelayMs: 5 };
+
+const SCHEMA: JsonSchema = {
+  type: "object",
+  properties: {
+    document_type: { type: "string", enum: ["patient_conversation", "doctor_dictation", "other"] },
+    sections: {
+      type: "object",
+      properties: { s1: { type: "string" }, s2: { type: "string" } },
+      required: ["s1", "s2"],
+      additionalProperties: false,
+    },
+  },
+  required: ["document_type", "sections"],
+  additionalProperties: false,
+};
+const VALID = { document_type: "doctor_dictation", sections: { s1: "Kopfschmerzen seit drei Tagen.", s2: "Keine." } };
+
+async function rejection(promise: Promise<unknown>): Promise<LlmError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof LlmError) return error;
+    throw error;
+  }
+  throw new Error("expected a rejection");
+}
+
+describe("OpenAI-compatible chat engine", () => {
+  let server: FakeChatServer;
+
+  function model(overrides: Partial<OpenAiChatConfig> = {}) {
+    return createOpenAiChatModel({
+      baseUrl: server.url,
+      apiKey: KEY,
+      model: "gpt-4o-mini",
+      structuredOutput: "json_schema",
+      contextTokens: 8192,
+      timeoutMs: 5_000,
+      retry: FAST,
+      ...overrides,
+    });
+  }
+
+  function request(overrides: Partial<StructuredRequest> = {}): StructuredRequest {
+    return {
+      messages: [
+        { role: "system", content: "You write medical letters." },
+        { role: "user", content: "Transkript: Der Patient hat Kopfschmerzen." },
+      ],
+      schema: SCHEMA,
+      schemaName: "arztbrief",
+      maxTokens: 500,
+      temperature: 0,
+      ...overrides,
+    };
+  }
+
+  beforeEach(async () => {
+    server = await startFakeOpenAiChatServer({ apiKey: KEY });
+  });
+
+  afterEach(async () => {
+    await server.close();
+  });
+
+  describe("structured answers", () => {
+    it("sends a strict json_schema request and returns the validated value with the server's usage", async () => {
+      server.replies.push(reply.json(VALID, { prompt_tokens: 321, completion_tokens: 45 }));
+      const result = await model().generateStructured(request());
+      expect(result).toEqual({
+        value: VALID,
+        usage: { promptTokens: 321, completionTokens: 45 },
+        model: "gpt-4o-mini",
+      });
+
+      const [sent] = server.chatRequests();
+      expect(sent!.headers["content-type"]).toBe("application/json");
+      expect(sent!.bearer).toBe(true);
+      expect(sent!.body).toEqual({
+        model: "gpt-4o-mini",
+        messages: request().messages,
+        max_tokens: 500,
+        temperature: 0,
+        response_format: { type: "json_schema", json_schema: { name: "arztbrief", schema: SCHEMA, strict: true } },
+      });
+    });
+
+    it("estimates usage when the server reports none", async () => {
+      server.replies.push(reply.json(VALID, null));
+      const result = await model().generateStructured(request());
+      expect(result.usage.promptTokens).toBe(estimateMessagesTokens(request().messages));
+      expect(result.usage.completionTokens).toBeGreaterThan(0);
+    });
+
+    it("makes the schema name acceptable to OpenAI", async () => {
+      await model().generateStructured(request({ schemaName: "Arztbrief (Entlassung) für Herrn X" }));
+      expect(server.chatRequests()[0]!.body.response_format.json_schema.name).toBe(
+        "Arztbrief__Entlassung__f_r_Herrn_X",
+      );
+    });
+
+    it("reads an answer wrapped in a ```json fence", async () => {
+      server.replies.push(reply.text("```json\n" + JSON.stringify(VALID) + "\n```"));
+      expect((await model().generateStructured(request())).value).toEqual(VALID);
+      expect(server.chatRequests()).toHaveLength(1);
+    });
+
+    it("asks again after invalid JSON, with a raised temperature, and sums the usage", async () => {
+      server.replies.push(
+        { kind: "text", content: "Gerne! Hier ist der Brief: {", usage: { prompt_tokens: 100, completion_tokens: 7 } },
+        reply.json(VALID, { prompt_tokens: 100, completion_tokens: 20 }),
+      );
+      const result = await model().generateStructured(request());
+      expect(result.value).toEqual(VALID);
+      expect(result.usage).toEqual({ promptTokens: 200, completionTokens: 27 });
+      const temperatures = server.chatRequests().map((r) => r.body.temperature);
+      expect(temperatures).toEqual([0, 0.4]);
+    });
+
+    it.each([
+      ["invalid JSON", () => reply.text('{"document_type": "other", "sections": '), "not valid JSON"],
+      [
+        "a schema mismatch (a server that ignores the schema)",
+        () => reply.json({ ...VALID, document_type: "letter" }),
+        "$.document_type: not one of the 3 allowed values",
+      ],
+      // The cut-off and the withheld answers are complete JSON: only finish_reason tells them apart.
+      ["a truncated answer (finish_reason length)", () => reply.text(JSON.stringify(VALID), "length"), "cut off"],
+      ["a truncated answer with cut JSON", () => reply.truncated(VALID), "cut off"],
+      ["a refusal", () => reply.refusal(), "refused"],
+      ["a content filter", () => reply.text(JSON.stringify(VALID), "content_filter"), "content filter"],
+    ])("fails with invalid_output after exactly 3 requests on %s", async (_label, make, problem) => {
+      server.responder = () => make();
+      const error = await rejection(model().generateStructured(request()));
+      expect(error.kind).toBe("invalid_output");
+      expect(error.options.userMessageKey).toBe("letters:errors.structuredOutputFailed");
+      expect(error.message).toContain(problem);
+      expect(server.chatRequests()).toHaveLength(3);
+    });
+
+    it("names the place of a schema mismatch, but not the answer's text", async () => {
+      server.responder = () => reply.json({ document_type: "other", sections: { s1: "Geheimer Befund" } });
+      const error = await rejection(model().generateStructured(request()));
+      expect(error.message).toContain("$.sections.s2: required property missing");
+      expect(error.message).not.toContain("Geheimer Befund");
+    });
+
+    it("takes the number of attempts from the configuration", async () => {
+      server.responder = () => reply.text("nope");
+      await rejection(model({ structuredAttempts: 1 }).generateStructured(request()));
+      expect(server.chatRequests()).toHaveLength(1);
+    });
+
+    it.each(["json_object", "none"] as const)(
+      "in %s mode puts the schema into a system message after the caller's system message",
+      async (mode) => {
+        server.replies.push(reply.json(VALID));
+        expect((await model({ structuredOutput: mode }).generateStructured(request())).value).toEqual(VALID);
+        const [sent] = server.chatRequests();
+        expect(sent!.body.messages).toEqual([
+          request().messages[0],
+          { role: "system", content: schemaInstruction(SCHEMA) },
+          request().messages[1],
+        ]);
+        expect(sent!.body.messages[1].content).toContain('"additionalProperties":false');
+        if (mode === "json_object") expect(sent!.body.response_format).toEqual({ type: "json_object" });
+        else expect(sent!.body.response_format).toBeUndefined();
+      },
+    );
+
+    it("refuses a request that cannot fit the context window before sending anything", async () => {
+      const error = await rejection(
+        model({ contextTokens: 1024 }).generateStructured(
+          request({ messages: [{ role: "user", content: "Kopfschmerzen. ".repeat(300) }], maxTokens: 200 }),
+        ),
+      );
+      expect(error.kind).toBe("permanent");
+      expect(error.message).toMatch(/does not fit the context window/);
+      expect(server.requests).toHaveLength(0);
+    });
+
+    it("counts the instruction message in json_object mode against the context window", async () => {
+      const messages = [{ role: "user" as const, content: "x" }];
+      const bare = estimateMessagesTokens(messages);
+      // Fits without the schema instruction, not with it.
+      const contextTokens = bare + 100;
+      await model({ contextTokens }).generateStructured(request({ messages, maxTokens: 100 }));
+      const error = await rejection(
+        model({ contextTokens, structuredOutput: "json_object" }).generateStructured(
+          request({ messages, maxTokens: 100 }),
+        ),
+      );
+      expect(error.kind).toBe("permanent");
+      expect(server.chatRequests()).toHaveLength(1);
+    });
+  });
+
+  describe("HTTP failures", () => {
+    it("waits as long as retry-after-ms says, then succeeds", async () => {
+      server.replies.push(reply.rateLimited(30, 150), reply.json(VALID));
+      const started = performance.now();
+      expect((await model().generateStructured(request())).value).toEqual(VALID);
+      const waited = performance.now() - started;
+      // retry-after-ms wins over Retry-After (30 s), and the backoff of 1–5 ms is not used.
+      expect(waited).toBeGreaterThanOrEqual(140);
+      expect(waited).toBeLessThan(10_000);
+      expect(server.chatRequests()).toHaveLength(2);
+    });
+
+    it("honours Retry-After in seconds", async () => {
+      server.replies.push(
+        reply.error(429, { message: "Rate limit reached", headers: { "retry-after": "0.2" } }),
+        reply.json(VALID),
+      );
+      const started = performance.now();
+      await model().generateStructured(request());
+      expect(performance.now() - started).toBeGreaterThanOrEqual(190);
+    });
+
+    it("does not retry an exhausted quota and tells the clinician to ask the administrator", async () => {
+      server.replies.push(reply.quotaExceeded(), reply.json(VALID));
+      const error = await rejection(model().generateStructured(request()));
+      expect(error.kind).toBe("permanent");
+      expect(error.options).toMatchObject({ status: 429, userMessageKey: "letters:errors.engineNotConfigured" });
+      expect(error.message).toMatch(/quota/);
+      expect(server.chatRequests()).toHaveLength(1);
+    });
+
+    it.each([
+      ["a 500 (OpenAI body)", () => reply.error(500, { message: "The server had an error" })],
+      ["a 503 from llama.cpp while the model loads", () => reply.loadingModel()],
+      ["a 502 HTML page from a proxy", () => reply.error(502, { style: "html", message: "Bad Gateway" })],
+      ["a 408", () => reply.error(408, { style: "fastapi", message: "Request Timeout" })],
+      ["a 409", () => reply.error(409, { style: "vllm", message: "Conflict" })],
+    ])("retries %s and succeeds", async (_label, make) => {
+      server.replies.push(make(), reply.json(VALID));
+      expect((await model().generateStructured(request())).value).toEqual(VALID);
+      expect(server.chatRequests()).toHaveLength(2);
+    });
+
+    it("gives up on transient failures after the retry policy's attempts, with the server's message", async () => {
+      server.responder = () => reply.loadingModel();
+      const error = await rejection(model().generateStructured(request()));
+      expect(error.kind).toBe("transient");
+      expect(error.message).toContain("Loading model");
+      expect(error.options.status).toBe(503);
+      expect(server.chatRequests()).toHaveLength(FAST.attempts);
+    });
+
+    it("lets x-should-retry override the status", async () => {
+      server.replies.push(reply.error(500, { headers: { "x-should-retry": "false" } }), reply.json(VALID));
+      expect((await rejection(model().generateStructured(request()))).kind).toBe("permanent");
+      expect(server.chatRequests()).toHaveLength(1);
+
+      server.replies.length = 0;
+      server.replies.push(reply.error(400, { headers: { "x-should-retry": "true" } }), reply.json(VALID));
+      expect((await model().generateStructured(request())).value).toEqual(VALID);
+      expect(server.chatRequests()).toHaveLength(3);
+    });
+
+    it.each([
+      ["OpenAI", { style: "openai" as const }],
+      ["vLLM (flat, int code)", { style: "vllm" as const }],
+      ["llama.cpp", { style: "llamacpp" as const }],
+      ["FastAPI", { style: "fastapi" as const }],
+      ["HTML", { style: "html" as const }],
+    ])("reads a 400 with the %s error body as permanent, with its message", async (_label, options) => {
+      server.replies.push(reply.error(400, { ...options, message: "temperature is out of range" }));
+      const error = await rejection(model().generateStructured(request()));
+      expect(error.kind).toBe("permanent");
+      expect(error.message).toContain("temperature is out of range");
+      expect(server.chatRequests()).toHaveLength(1);
+    });
+
+    it("points at the structured-output setting when a server refuses response_format", async () => {
+      server.replies.push(
+        reply.error(400, {
+          style: "llamacpp",
+          message: 'response_format type must be one of "text" or "json_object", but got: json_schema',
+        }),
+      );
+      const error = await rejection(model().generateStructured(request()));
+      expect(error.message).toContain("LLM_OPENAI_STRUCTURED_OUTPUT=json_object");
+    });
+
+    it("refuses a wrong key at once, naming the setting and never the key", async () => {
+      const error = await rejection(model({ apiKey: "sk-wrong-key-000000" }).generateStructured(request()));
+      expect(error.kind).toBe("permanent");
+      expect(error.options).toMatchObject({ status: 401, userMessageKey: "letters:errors.engineNotConfigured" });
+      expect(error.message).toContain("LLM_OPENAI_API_KEY");
+      expect(error.message).not.toContain("sk-wrong-key-000000");
+      expect(server.chatRequests()).toHaveLength(1);
+    });
+
+    it("treats a web page answered with 200 as a wrong address, not as a model answer", async () => {
+      server.replies.push(
+        reply.error(200, { body: "<!doctype html><html><body>Login</body></html>", contentType: "text/html" }),
+      );
+      const error = await rejection(model().generateStructured(request()));
+      expect(error.kind).toBe("permanent");
+      expect(error.message).toContain("LLM_OPENAI_URL");
+    });
+
+    it("times out a slow answer as transient and stops after the retry policy's attempts", async () => {
+      server.responder = () => reply.slow(30_000, reply.json(VALID));
+      const error = await rejection(model({ timeoutMs: 100 }).generateStructured(request()));
+      expect(error.kind).toBe("transient");
+      expect(error.message).toMatch(/No answer from .* within 100 ms/);
+      expect(server.chatRequests()).toHaveLength(FAST.attempts);
+      await expect.poll(() => server.pendingTimers()).toBe(0);
+    });
+
+    it("stops at once when the caller aborts, without a retry", async () => {
+      server.responder = () => reply.slow(30_000, reply.json(VALID));
+      const controller = new AbortController();
+      const pending = model().generateStructured(request({ signal: controller.signal }));
+      await expect.poll(() => server.pendingTimers()).toBe(1);
+      controller.abort(new Error("job cancelled"));
+      await expect(pending).rejects.toThrow("job cancelled");
+      await expect.poll(() => server.pendingTimers()).toBe(0);
+      expect(server.chatRequests()).toHaveLength(1);
+    });
+
+    it("reports a server it cannot reach as transient", async () => {
+      const closed = createServer();
+      await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
+      const { port } = closed.address() as AddressInfo;
+      await new Promise<void>((resolve) => closed.close(() => resolve()));
+      const error = await rejection(model({ baseUrl: `http://127.0.0.1:${port}/v1` }).generateStructured(request()));
+      expect(error.kind).toBe("transient");
+      expect(error.message).toMatch(/Cannot reach/);
+    });
+
+    it("is not configured without a URL", async () => {
+      const error = await rejection(model({ baseUrl: "" }).generateStructured(request()));
+      expect(error.kind).toBe("not_configured");
+      expect(await model({ baseUrl: "" }).check()).toEqual({
+        status: "not_configured",
+        detail: "LLM_OPENAI_URL is not set",
+      });
+    });
+  });
+
+  describe("chat", () => {
+    it("returns the plain text content and sends no response_format", async () => {
+      server.replies.push(reply.text("Guten Tag.", "stop"));
+      const result = await model().chat({ messages: [{ role: "user", content: "Hallo" }], maxTokens: 50 });
+      expect(result.content).toBe("Guten Tag.");
+      expect(result.model).toBe("gpt-4o-mini");
+      expect(result.usage.completionTokens).toBeGreaterThan(0);
+      expect(server.chatRequests()[0]!.body).toEqual({
+        model: "gpt-4o-mini",
+        messages: [{ role: "user", content: "Hallo" }],
+        max_tokens: 50,
+      });
+    });
+  });
+
+  describe("check", () => {
+    it("is healthy when the server lists models", async () => {
+      expect(await model().check()).toEqual({ status: "healthy" });
+      expect(server.requests[0]).toMatchObject({ method: "GET", path: "/v1/models", bearer: true });
+    });
+
+    it("says so when the configured model is not listed", async () => {
+      expect(await model({ model: "qwen2.5:3b" }).check()).toEqual({
+        status: "healthy",
+        detail: "model qwen2.5:3b is not among the 1 listed",
+      });
+    });
+
+    it("is healthy without a /models endpoint", async () => {
+      server.modelsEndpoint = false;
+      expect(await model().check()).toEqual({ status: "healthy", detail: "no /models endpoint" });
+    });
+
+    it("reports a refused key and an unreachable server as errors", async () => {
+      expect(await model({ apiKey: "sk-nope-nope" }).check()).toEqual({
+        status: "error",
+        detail: `${new URL(server.url).host} refused the API key (401)`,
+      });
+      const url = server.url;
+      await server.close();
+      const health = await model({ baseUrl: url }).check(1_000);
+      expect(health.status).toBe("error");
+      expect(health.detail).toMatch(/Cannot reach/);
+      server = await startFakeOpenAiChatServer();
+    });
+  });
+});

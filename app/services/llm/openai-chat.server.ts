@@ -1,0 +1,372 @@
+import type { Response } from "undici";
+
+import {
+  classifyHttpFailure,
+  DEFAULT_RETRY,
+  errorBodyInfo,
+  fetchWithTimeout,
+  withRetries,
+  type EngineErrorFactory,
+  type RetryPolicy,
+} from "../speech/retry";
+import { readStructuredAnswer } from "./json-schema";
+import { estimateMessagesTokens, estimateTokens } from "./tokens";
+import {
+  LlmError,
+  type ChatMessage,
+  type ChatResult,
+  type JsonSchema,
+  type LanguageModel,
+  type LlmHealth,
+  type StructuredRequest,
+  type StructuredResult,
+  type TokenUsage,
+} from "./types";
+
+// The language model behind any OpenAI-compatible chat-completions server (PROTOCOLS.md §3.2–3.4): OpenAI,
+// Azure OpenAI, Mistral, vLLM, llama.cpp's llama-server, Ollama. One POST {baseUrl}/chat/completions per
+// attempt, no streaming. `baseUrl` is the API root including /v1, as for the speech engine.
+// - Structured answers: `structuredOutput` picks how the schema reaches the server — json_schema
+//   (response_format json_schema, strict), json_object (JSON mode, the schema in an extra system message) or
+//   none (only that message). Whatever the server promised, the answer is parsed and validated here
+//   (json-schema.ts): Ollama and llama.cpp ignore `strict`, and JSON mode promises no shape at all. Invalid
+//   JSON, a schema mismatch, a truncated answer (finish_reason "length"), a refusal or a content filter count
+//   as one failed attempt; after STRUCTURED_ATTEMPTS the call fails with `invalid_output`. Retries after
+//   such a failure raise a temperature below 0.4 to 0.4: at temperature 0 the same prompt gives the same answer.
+// - HTTP failures follow openai-node: 408, 409, 429 and 5xx are transient, with Retry-After/retry-after-ms
+//   honoured up to 60 s; other 4xx are permanent; `x-should-retry` overrides both; a 429 for an exhausted
+//   quota is permanent whatever the headers say. Transient failures are retried within `retry` for each
+//   attempt, so the number of requests stays bounded (attempts × retry.attempts).
+// - The context guard: a request whose estimated prompt plus maxTokens exceeds `contextTokens` is refused
+//   before anything is sent (tokens.ts estimates on the high side). The JSON schema in json_schema mode is not
+//   counted (it travels outside the messages); in the other modes it is part of the extra message.
+// - Usage is the server's `usage`; a server that sends none gets the estimate, summed over all attempts.
+// - `max_tokens` is sent (every compatible server reads it; OpenAI's reasoning models want
+//   max_completion_tokens and are not a target here).
+
+export type StructuredOutputMode = "json_schema" | "json_object" | "none";
+
+export type OpenAiChatConfig = {
+  /** The API root, e.g. https://api.openai.com/v1 or http://llm.local:8000/v1 */
+  baseUrl: string;
+  apiKey?: string;
+  model: string;
+  structuredOutput: StructuredOutputMode;
+  contextTokens: number;
+  /** For one request and its answer. */
+  timeoutMs: number;
+  /** Transient failures of one request (openai-node's default: 3 attempts, 0.5–8 s). */
+  retry?: RetryPolicy;
+  /** Requests for one structured answer that fails validation (default 3). */
+  structuredAttempts?: number;
+};
+
+const DEFAULT_CHAT_RETRY: RetryPolicy = { ...DEFAULT_RETRY, attempts: 3 };
+const STRUCTURED_ATTEMPTS = 3;
+const RETRY_TEMPERATURE = 0.4;
+const DEFAULT_CHECK_TIMEOUT_MS = 5_000;
+const USER_NOT_CONFIGURED = "letters:errors.engineNotConfigured";
+const USER_INVALID_OUTPUT = "letters:errors.structuredOutputFailed";
+
+const llmError: EngineErrorFactory = (kind, message, options) => new LlmError(kind, message, options);
+
+/** The instruction that carries the schema when the server does not take it in response_format. */
+export function schemaInstruction(schema: JsonSchema): string {
+  return (
+    "Answer with a single JSON value and nothing else: no explanation, no Markdown, no code fence. " +
+    `It must validate against this JSON Schema:\n${JSON.stringify(schema)}`
+  );
+}
+
+/** OpenAI's json_schema.name: [a-zA-Z0-9_-], at most 64 characters. */
+function schemaName(name: string) {
+  return name.replace(/[^a-zA-Z0-9_-]/g, "_").slice(0, 64) || "answer";
+}
+
+type Completion = {
+  content: string | null;
+  refusal: string | null;
+  finishReason: string | null;
+  usage: { prompt_tokens?: unknown; completion_tokens?: unknown } | null;
+};
+
+function contentText(content: unknown): string | null {
+  if (typeof content === "string") return content;
+  // A few servers send content parts; text parts are joined, others ignored.
+  if (Array.isArray(content)) {
+    return content
+      .map((part) => (typeof (part as { text?: unknown })?.text === "string" ? (part as { text: string }).text : ""))
+      .join("");
+  }
+  return null;
+}
+
+function count(value: unknown): number | undefined {
+  return typeof value === "number" && Number.isFinite(value) && value >= 0 ? Math.round(value) : undefined;
+}
+
+export function createOpenAiChatModel(config: OpenAiChatConfig): LanguageModel {
+  const baseUrl = config.baseUrl.trim().replace(/\/+$/, "");
+  const policy = config.retry ?? DEFAULT_CHAT_RETRY;
+  const attempts = Math.max(1, config.structuredAttempts ?? STRUCTURED_ATTEMPTS);
+  const host = safeHost(baseUrl);
+
+  function safeHost(url: string) {
+    try {
+      return new URL(url).host;
+    } catch {
+      return "the language model server";
+    }
+  }
+
+  function headers(json: boolean): Record<string, string> {
+    const out: Record<string, string> = { Accept: "application/json" };
+    if (json) out["Content-Type"] = "application/json";
+    if (config.apiKey) out.Authorization = `Bearer ${config.apiKey}`;
+    return out;
+  }
+
+  /** Keeps the key out of messages, even in the masked form OpenAI echoes back. */
+  function redact(text: string) {
+    const key = config.apiKey;
+    const clean = key && key.length >= 4 ? text.split(key).join("***") : text;
+    return clean.length > 300 ? `${clean.slice(0, 300)}…` : clean;
+  }
+
+  function requireUrl() {
+    if (!baseUrl)
+      throw new LlmError("not_configured", "LLM_OPENAI_URL is not set", { userMessageKey: USER_NOT_CONFIGURED });
+  }
+
+  function httpError(response: Response, body: string): LlmError {
+    const { kind, status, info, quota, retryAfterMs } = classifyHttpFailure(response, body);
+    const detail = redact(info.message ?? response.statusText ?? "");
+    const said = detail ? `: ${detail}` : "";
+    let message: string;
+    if (status === 401 || status === 403) {
+      message = config.apiKey
+        ? `${host} refused the API key (${status})${said}. Check LLM_OPENAI_API_KEY.`
+        : `${host} requires an API key (${status})${said}. Set LLM_OPENAI_API_KEY.`;
+    } else if (quota) {
+      message = `${host}: the account's quota is used up (${status})${said}`;
+    } else if (status === 404) {
+      message = `${host} answered 404${said}. Check LLM_OPENAI_URL (with /v1) and LLM_OPENAI_MODEL.`;
+    } else if (status >= 300 && status < 400) {
+      message = `${host} redirected the request (${status}); set LLM_OPENAI_URL to the final address.`;
+    } else if (status === 400 && /response_format|json_schema|json_object/i.test(detail)) {
+      message = `${host} refused the structured-output request (400)${said}. Try LLM_OPENAI_STRUCTURED_OUTPUT=json_object or none.`;
+    } else if (status === 400 && /context|too long|n_ctx|maximum.*tokens/i.test(detail)) {
+      message = `${host}: the request does not fit the model's context (400)${said}. Check LLM_CONTEXT_TOKENS.`;
+    } else {
+      message = `${host} answered ${status}${said}`;
+    }
+    // A refused key or a used-up quota is the administrator's to fix, whatever the clinician tries.
+    const userMessageKey = status === 401 || status === 403 || quota ? USER_NOT_CONFIGURED : undefined;
+    return new LlmError(kind, message, {
+      status,
+      ...(userMessageKey ? { userMessageKey } : {}),
+      ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
+    });
+  }
+
+  async function readBody(response: Response, signal: AbortSignal | undefined): Promise<string> {
+    try {
+      return await response.text();
+    } catch (error) {
+      if (signal?.aborted) throw signal.reason ?? error;
+      throw new LlmError("transient", `The answer from ${host} broke off or did not complete in time`, {
+        cause: error,
+      });
+    }
+  }
+
+  /** One request, no retries. */
+  async function post(body: Record<string, unknown>, signal: AbortSignal | undefined): Promise<Completion> {
+    const response = await fetchWithTimeout(`${baseUrl}/chat/completions`, {
+      method: "POST",
+      headers: headers(true),
+      body: JSON.stringify(body),
+      timeoutMs: config.timeoutMs,
+      signal,
+      makeError: llmError,
+    });
+    const text = await readBody(response, signal);
+    if (response.status < 200 || response.status >= 300) throw httpError(response, text);
+
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch (error) {
+      if (/text\/html/i.test(response.headers.get("content-type") ?? "") || /^\s*</.test(text)) {
+        // A web page with 200: the address leads to a website or a login portal, not to the API.
+        throw new LlmError("permanent", `${host} answered with a web page, not the API. Check LLM_OPENAI_URL.`, {
+          cause: error,
+        });
+      }
+      // Most likely cut off on the way (a proxy, a restarting server): worth another try.
+      throw new LlmError("transient", `${host} answered 200 without valid JSON`, { cause: error });
+    }
+    const choice = (json as { choices?: unknown })?.choices;
+    const first = Array.isArray(choice) ? (choice[0] as Record<string, unknown> | undefined) : undefined;
+    const message = first?.message as Record<string, unknown> | undefined;
+    if (!first || typeof message !== "object" || message === null) {
+      throw new LlmError("permanent", `${host} answered without choices[0].message: not a chat-completions answer`);
+    }
+    const usage = (json as { usage?: unknown }).usage;
+    return {
+      content: contentText(message.content),
+      refusal: typeof message.refusal === "string" && message.refusal ? message.refusal : null,
+      finishReason: typeof first.finish_reason === "string" ? first.finish_reason : null,
+      usage: typeof usage === "object" && usage !== null ? (usage as Completion["usage"]) : null,
+    };
+  }
+
+  function usageOf(completion: Completion, promptEstimate: number): TokenUsage {
+    return {
+      promptTokens: count(completion.usage?.prompt_tokens) ?? promptEstimate,
+      completionTokens:
+        count(completion.usage?.completion_tokens) ?? estimateTokens(completion.content ?? completion.refusal ?? ""),
+    };
+  }
+
+  /** The guard: callers plan requests to fit, so one that does not is a bug or a changed setting. */
+  function guard(messages: ChatMessage[], maxTokens: number): number {
+    const prompt = estimateMessagesTokens(messages);
+    if (prompt + maxTokens > config.contextTokens) {
+      throw new LlmError(
+        "permanent",
+        `The request does not fit the context window: about ${prompt} prompt tokens + ${maxTokens} for the ` +
+          `answer > ${config.contextTokens} (LLM_CONTEXT_TOKENS)`,
+      );
+    }
+    return prompt;
+  }
+
+  function structuredMessages(request: StructuredRequest): ChatMessage[] {
+    if (config.structuredOutput === "json_schema") return request.messages;
+    // The instruction goes right after the caller's leading system messages: some chat templates accept
+    // system messages only at the start.
+    const lead = request.messages.findIndex((m) => m.role !== "system");
+    const at = lead === -1 ? request.messages.length : lead;
+    const instruction: ChatMessage = { role: "system", content: schemaInstruction(request.schema) };
+    return [...request.messages.slice(0, at), instruction, ...request.messages.slice(at)];
+  }
+
+  function responseFormat(request: StructuredRequest) {
+    switch (config.structuredOutput) {
+      case "json_schema":
+        return {
+          type: "json_schema",
+          json_schema: { name: schemaName(request.schemaName), schema: request.schema, strict: true },
+        };
+      case "json_object":
+        return { type: "json_object" };
+      case "none":
+        return undefined;
+    }
+  }
+
+  /** What is wrong with a structured answer, or its value. */
+  function verdict(completion: Completion, schema: JsonSchema): { value: unknown } | { problem: string } {
+    if (completion.refusal) return { problem: "the model refused" };
+    if (completion.finishReason === "length") return { problem: "the answer was cut off at max_tokens" };
+    if (completion.finishReason === "content_filter") return { problem: "the answer was withheld by a content filter" };
+    const read = readStructuredAnswer(completion.content ?? "", schema);
+    return read.ok ? { value: read.value } : { problem: read.problem };
+  }
+
+  return {
+    name: "openai",
+    contextTokens: config.contextTokens,
+
+    countTokens: estimateTokens,
+
+    async generateStructured<T = unknown>(request: StructuredRequest): Promise<StructuredResult<T>> {
+      requireUrl();
+      const messages = structuredMessages(request);
+      const promptEstimate = guard(messages, request.maxTokens);
+      const format = responseFormat(request);
+      const usage: TokenUsage = { promptTokens: 0, completionTokens: 0 };
+      let problem = "";
+      for (let attempt = 1; attempt <= attempts; attempt++) {
+        const temperature =
+          attempt > 1 && request.temperature !== undefined
+            ? Math.max(request.temperature, RETRY_TEMPERATURE)
+            : request.temperature;
+        const body: Record<string, unknown> = {
+          model: config.model,
+          messages,
+          max_tokens: request.maxTokens,
+          ...(temperature !== undefined ? { temperature } : {}),
+          ...(format ? { response_format: format } : {}),
+        };
+        const completion = await withRetries(() => post(body, request.signal), { policy, signal: request.signal });
+        const used = usageOf(completion, promptEstimate);
+        usage.promptTokens += used.promptTokens;
+        usage.completionTokens += used.completionTokens;
+        const result = verdict(completion, request.schema);
+        if ("value" in result) return { value: result.value as T, usage, model: config.model };
+        problem = result.problem;
+        if (request.signal?.aborted) throw request.signal.reason;
+      }
+      throw new LlmError("invalid_output", `${host}: no valid structured answer in ${attempts} attempts (${problem})`, {
+        userMessageKey: USER_INVALID_OUTPUT,
+      });
+    },
+
+    async chat(request): Promise<ChatResult> {
+      requireUrl();
+      const promptEstimate = guard(request.messages, request.maxTokens);
+      const body: Record<string, unknown> = {
+        model: config.model,
+        messages: request.messages,
+        max_tokens: request.maxTokens,
+        ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
+      };
+      const completion = await withRetries(() => post(body, request.signal), { policy, signal: request.signal });
+      if (completion.refusal && !completion.content) {
+        throw new LlmError("permanent", `${host}: the model refused to answer`);
+      }
+      return { content: completion.content ?? "", usage: usageOf(completion, promptEstimate), model: config.model };
+    },
+
+    async check(checkTimeoutMs = DEFAULT_CHECK_TIMEOUT_MS): Promise<LlmHealth> {
+      if (!baseUrl) return { status: "not_configured", detail: "LLM_OPENAI_URL is not set" };
+      try {
+        const response = await fetchWithTimeout(`${baseUrl}/models`, {
+          method: "GET",
+          headers: headers(false),
+          timeoutMs: checkTimeoutMs,
+          makeError: llmError,
+        });
+        const body = await response.text().catch(() => "");
+        const { status } = response;
+        if (status >= 200 && status < 300) {
+          const ids = modelIds(body);
+          if (ids && ids.length > 0 && !ids.includes(config.model))
+            return { status: "healthy", detail: `model ${config.model} is not among the ${ids.length} listed` };
+          return { status: "healthy" };
+        }
+        // Not every compatible server lists models; one that answers at all is up.
+        if (status === 404 || status === 405) return { status: "healthy", detail: "no /models endpoint" };
+        if (status === 401 || status === 403)
+          return { status: "error", detail: `${host} refused the API key (${status})` };
+        const said = errorBodyInfo(body).message;
+        return { status: "error", detail: `${host} answered ${status}${said ? `: ${redact(said)}` : ""}` };
+      } catch (error) {
+        return { status: "error", detail: error instanceof LlmError ? error.message : `Cannot reach ${host}` };
+      }
+    },
+  };
+}
+
+/** The ids of GET /models ({"data":[{"id"}]}); undefined for any other shape. */
+function modelIds(body: string): string[] | undefined {
+  try {
+    const data = (JSON.parse(body) as { data?: unknown }).data;
+    if (!Array.isArray(data)) return undefined;
+    return data.map((m) => (m as { id?: unknown })?.id).filter((id): id is string => typeof id === "string");
+  } catch {
+    return undefined;
+  }
+}
