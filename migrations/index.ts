@@ -4,6 +4,7 @@ import * as m0002 from "./0002_create_templates";
 import * as m0003 from "./0003_recording_uploads";
 import * as m0004 from "./0004_multipart_uploads";
 import * as m0005 from "./0005_transcription";
+import * as m0006 from "./0006_letters";
 
 // Static imports: kysely's FileMigrationProvider cannot import .ts under plain
 // Node (STACK-NOTES pitfall 5). Append new migrations here, in order.
@@ -13,4 +14,5 @@ export const migrations: Record<string, Migration> = {
   "0003_recording_uploads": m0003,
   "0004_multipart_uploads": m0004,
   "0005_transcription": m0005,
+  "0006_letters": m0006,
 };

@@ -159,8 +159,71 @@ export interface LettersTable {
   storage_key: string;
   template_id: string | null;
   language_code: string;
+  current_version: Generated<number>;
+  tags: ColumnType<string[], string | undefined, string>;
   created_at: CreatedAt;
   updated_at: Timestamp;
+}
+
+export type LetterVersionKind = "generated" | "edited" | "refined" | "restored" | "redo";
+/** SPEC §3: plain text, or { structured_output: [{ "<section title>": "<text>" }, …] }. */
+export type StoredLetterContent = string | { structured_output: Array<Record<string, string>> };
+type JsonContent = ColumnType<StoredLetterContent, string, string>;
+
+export interface LetterVersionsTable {
+  id: Generated<string>;
+  letter_id: string;
+  owner_id: string;
+  version: number;
+  kind: LetterVersionKind;
+  author_id: string | null;
+  template_id: string | null;
+  content: JsonContent;
+  note: string | null;
+  created_at: CreatedAt;
+}
+
+export type LetterJobStatus = "queued" | "running" | "completed" | "failed";
+
+export interface LetterJobsTable {
+  id: Generated<string>;
+  recording_id: string;
+  owner_id: string;
+  job_name: string;
+  kind: "create" | "redo";
+  template_id: string;
+  status: ColumnType<LetterJobStatus, LetterJobStatus | undefined, LetterJobStatus>;
+  attempts: Generated<number>;
+  lease_until: Timestamp | null;
+  error_key: string | null;
+  error_detail: string | null;
+  engine: string | null;
+  created_at: CreatedAt;
+  updated_at: Timestamp;
+  started_at: Timestamp | null;
+  finished_at: Timestamp | null;
+}
+
+export interface LetterProposalsTable {
+  id: Generated<string>;
+  letter_id: string;
+  owner_id: string;
+  base_version: number;
+  scope: "all" | "full_text" | "section";
+  section_title: string | null;
+  query: string;
+  content: JsonContent;
+  status: ColumnType<"open" | "accepted" | "rejected", "open" | undefined, "accepted" | "rejected">;
+  created_at: CreatedAt;
+  decided_at: Timestamp | null;
+}
+
+export interface SavedPromptsTable {
+  id: Generated<string>;
+  owner_id: string;
+  title: string;
+  prompt_text: string;
+  created_at: CreatedAt;
 }
 
 export type StoredElement = { id: string; name: string; description: string; isProtected: boolean };
@@ -211,6 +274,10 @@ export interface Database {
   context_uploads: ContextUploadsTable;
   transcription_jobs: TranscriptionJobsTable;
   transcripts: TranscriptsTable;
+  letter_versions: LetterVersionsTable;
+  letter_jobs: LetterJobsTable;
+  letter_proposals: LetterProposalsTable;
+  saved_prompts: SavedPromptsTable;
 }
 
 export type User = Selectable<UsersTable>;

@@ -1,0 +1,511 @@
+import { sql, type Kysely, type Transaction } from "kysely";
+import { getDb } from "~/services/db.server";
+import type { Database, LetterJobStatus, LetterStatus, LetterVersionKind, StoredLetterContent } from "./schema";
+
+// Letters, their versions, letter jobs, refinement proposals and saved prompts, scoped by owner wherever a
+// user asks (STYLE.md §2). The worker names a job by id and acts for the job's owner, whose id it carries.
+
+type Db = Kysely<Database> | Transaction<Database>;
+type Tx = Transaction<Database>;
+
+const jobColumns = [
+  "id",
+  "recording_id",
+  "owner_id",
+  "job_name",
+  "kind",
+  "template_id",
+  "status",
+  "attempts",
+  "lease_until",
+  "error_key",
+  "error_detail",
+  "engine",
+  "created_at",
+  "finished_at",
+] as const;
+
+/** The recording row, locked for this transaction: serialises starting, settling and removing a letter. */
+export async function lockRecordingForLetter(trx: Tx, args: { ownerId: string; recordingId: string }) {
+  return trx
+    .selectFrom("recordings")
+    .where("owner_id", "=", args.ownerId)
+    .where("id", "=", args.recordingId)
+    .select([
+      "id",
+      "storage_key",
+      "transcription_status",
+      "transcript_key",
+      "medical_letter_status",
+      "template_id",
+      "language_code",
+    ])
+    .forUpdate()
+    .executeTakeFirst();
+}
+
+export async function setLetterStatus(
+  db: Db,
+  args: { ownerId: string; recordingId: string; status: LetterStatus; templateId?: string },
+) {
+  await db
+    .updateTable("recordings")
+    .set({
+      medical_letter_status: args.status,
+      ...(args.templateId ? { template_id: args.templateId } : {}),
+      updated_at: new Date(),
+    })
+    .where("owner_id", "=", args.ownerId)
+    .where("id", "=", args.recordingId)
+    .execute();
+}
+
+export async function findLetterJobOfRecording(db: Db, args: { ownerId: string; recordingId: string }) {
+  return db
+    .selectFrom("letter_jobs")
+    .where("owner_id", "=", args.ownerId)
+    .where("recording_id", "=", args.recordingId)
+    .select(jobColumns)
+    .executeTakeFirst();
+}
+
+export async function deleteLetterJobOfRecording(db: Db, args: { ownerId: string; recordingId: string }) {
+  await db
+    .deleteFrom("letter_jobs")
+    .where("owner_id", "=", args.ownerId)
+    .where("recording_id", "=", args.recordingId)
+    .execute();
+}
+
+/** A fresh run: replaces a finished job of the recording (at most one letter job per recording). */
+export async function replaceLetterJob(
+  db: Db,
+  args: {
+    ownerId: string;
+    recordingId: string;
+    jobName: string;
+    kind: "create" | "redo";
+    templateId: string;
+    engine: string;
+  },
+) {
+  await deleteLetterJobOfRecording(db, args);
+  return db
+    .insertInto("letter_jobs")
+    .values({
+      owner_id: args.ownerId,
+      recording_id: args.recordingId,
+      job_name: args.jobName,
+      kind: args.kind,
+      template_id: args.templateId,
+      engine: args.engine,
+      status: "queued",
+      updated_at: new Date(),
+    })
+    .returning(["id", "job_name"])
+    .executeTakeFirstOrThrow();
+}
+
+/** Takes the job for one run: a queued job, or a running one whose lease lapsed. */
+export async function claimLetterJob(id: string, leaseMs: number, now = new Date()) {
+  return getDb()
+    .updateTable("letter_jobs")
+    .set({
+      status: "running",
+      attempts: sql`attempts + 1`,
+      lease_until: new Date(now.getTime() + leaseMs),
+      started_at: sql`coalesce(started_at, ${now})`,
+      updated_at: now,
+    })
+    .where("id", "=", id)
+    .where((eb) =>
+      eb.or([eb("status", "=", "queued"), eb.and([eb("status", "=", "running"), eb("lease_until", "<", now)])]),
+    )
+    .returning(jobColumns)
+    .executeTakeFirst();
+}
+
+export async function renewLetterLease(id: string, attempt: number, leaseMs: number, now = new Date()) {
+  const result = await getDb()
+    .updateTable("letter_jobs")
+    .set({ lease_until: new Date(now.getTime() + leaseMs), updated_at: now })
+    .where("id", "=", id)
+    .where("status", "=", "running")
+    .where("attempts", "=", attempt)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/** Ends a run of `attempt`; a later run (after a lapsed lease) is not overwritten by a late finisher. */
+export async function finishLetterJob(
+  db: Db,
+  args: {
+    id: string;
+    attempt: number;
+    status: Exclude<LetterJobStatus, "running">;
+    errorKey?: string;
+    errorDetail?: string;
+  },
+) {
+  const result = await db
+    .updateTable("letter_jobs")
+    .set({
+      status: args.status,
+      lease_until: null,
+      error_key: args.errorKey ?? null,
+      error_detail: args.errorDetail?.slice(0, 500) ?? null,
+      finished_at: args.status === "queued" ? null : new Date(),
+      updated_at: new Date(),
+    })
+    .where("id", "=", args.id)
+    .where("status", "=", "running")
+    .where("attempts", "=", args.attempt)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+export async function requeueLapsedLetterJobs(now = new Date()) {
+  const rows = await getDb()
+    .updateTable("letter_jobs")
+    .set({ status: "queued", lease_until: null, updated_at: now })
+    .where("status", "=", "running")
+    .where("lease_until", "<", now)
+    .returning("id")
+    .execute();
+  return rows.map((r) => r.id);
+}
+
+export async function listWaitingLetterJobs(before: Date) {
+  return getDb()
+    .selectFrom("letter_jobs")
+    .where("status", "=", "queued")
+    .where("updated_at", "<", before)
+    .select("id")
+    .execute();
+}
+
+/** What a run needs of its recording and transcript. */
+export async function findRecordingForLetter(db: Db, args: { ownerId: string; recordingId: string }) {
+  return db
+    .selectFrom("recordings")
+    .innerJoin("transcripts", "transcripts.recording_id", "recordings.id")
+    .where("recordings.owner_id", "=", args.ownerId)
+    .where("recordings.id", "=", args.recordingId)
+    .select([
+      "recordings.id",
+      "recordings.storage_key",
+      "recordings.language_code",
+      "recordings.template_id",
+      "transcripts.storage_key as transcript_storage_key",
+    ])
+    .executeTakeFirst();
+}
+
+const letterColumns = [
+  "letters.id",
+  "letters.storage_key",
+  "letters.recording_id",
+  "letters.template_id",
+  "letters.language_code",
+  "letters.current_version",
+  "letters.tags",
+  "letters.created_at",
+  "letters.updated_at",
+] as const;
+
+const recordingColumns = [
+  "recordings.storage_key as source_key",
+  "recordings.original_filename",
+  "recordings.display_name",
+  "recordings.medical_letter_status",
+  "recordings.transcript_key",
+] as const;
+
+export async function findLetterOfRecording(db: Db, args: { ownerId: string; recordingId: string }) {
+  return db
+    .selectFrom("letters")
+    .where("owner_id", "=", args.ownerId)
+    .where("recording_id", "=", args.recordingId)
+    .select(["id", "storage_key", "current_version", "template_id"])
+    .executeTakeFirst();
+}
+
+/** One letter with its source recording and current content, for its owner. */
+export async function findLetterByKey(db: Db, args: { ownerId: string; key: string }) {
+  return db
+    .selectFrom("letters")
+    .innerJoin("recordings", "recordings.id", "letters.recording_id")
+    .innerJoin("letter_versions", (join) =>
+      join
+        .onRef("letter_versions.letter_id", "=", "letters.id")
+        .onRef("letter_versions.version", "=", "letters.current_version"),
+    )
+    .where("letters.owner_id", "=", args.ownerId)
+    .where("letters.storage_key", "=", args.key)
+    .select([
+      ...letterColumns,
+      ...recordingColumns,
+      "letter_versions.content",
+      "letter_versions.created_at as saved_at",
+    ])
+    .executeTakeFirst();
+}
+
+export async function lockLetter(trx: Tx, args: { ownerId: string; key: string }) {
+  return trx
+    .selectFrom("letters")
+    .where("owner_id", "=", args.ownerId)
+    .where("storage_key", "=", args.key)
+    .select(["id", "recording_id", "current_version", "template_id", "language_code"])
+    .forUpdate()
+    .executeTakeFirst();
+}
+
+/** SPEC §2 Arztbriefe list: the owner's letters, newest first, with their source. */
+export async function listLettersOfOwner({ ownerId }: { ownerId: string }) {
+  return getDb()
+    .selectFrom("letters")
+    .innerJoin("recordings", "recordings.id", "letters.recording_id")
+    .leftJoin("letter_jobs", "letter_jobs.recording_id", "letters.recording_id")
+    .where("letters.owner_id", "=", ownerId)
+    .select([
+      ...letterColumns,
+      ...recordingColumns,
+      "recordings.template_id as recording_template_id",
+      "letter_jobs.kind as job_kind",
+      "letter_jobs.status as job_status",
+      "letter_jobs.error_key as job_error_key",
+      "letter_jobs.template_id as job_template_id",
+    ])
+    .orderBy("letters.created_at", "desc")
+    .execute();
+}
+
+export async function insertLetter(
+  trx: Tx,
+  args: { ownerId: string; recordingId: string; key: string; templateId: string; language: string; tags: string[] },
+) {
+  return trx
+    .insertInto("letters")
+    .values({
+      tags: JSON.stringify(args.tags),
+      owner_id: args.ownerId,
+      recording_id: args.recordingId,
+      storage_key: args.key,
+      template_id: args.templateId,
+      language_code: args.language,
+      current_version: 1,
+      updated_at: new Date(),
+    })
+    .onConflict((oc) => oc.column("recording_id").where("recording_id", "is not", null).doNothing())
+    .returning(["id", "storage_key"])
+    .executeTakeFirst();
+}
+
+/** A new current version (the letter row must be locked by the caller). */
+export async function appendVersion(
+  trx: Tx,
+  args: {
+    letterId: string;
+    ownerId: string;
+    version: number;
+    kind: LetterVersionKind;
+    authorId: string | null;
+    templateId: string | null;
+    content: StoredLetterContent;
+    note?: string | null;
+  },
+) {
+  await trx
+    .insertInto("letter_versions")
+    .values({
+      letter_id: args.letterId,
+      owner_id: args.ownerId,
+      version: args.version,
+      kind: args.kind,
+      author_id: args.authorId,
+      template_id: args.templateId,
+      content: JSON.stringify(args.content),
+      note: args.note ?? null,
+    })
+    .execute();
+  await trx
+    .updateTable("letters")
+    .set({
+      current_version: args.version,
+      updated_at: new Date(),
+      ...(args.templateId ? { template_id: args.templateId } : {}),
+    })
+    .where("id", "=", args.letterId)
+    .where("owner_id", "=", args.ownerId)
+    .execute();
+}
+
+export async function listVersions(args: { ownerId: string; letterId: string }) {
+  return getDb()
+    .selectFrom("letter_versions")
+    .leftJoin("users", "users.id", "letter_versions.author_id")
+    .where("letter_versions.owner_id", "=", args.ownerId)
+    .where("letter_versions.letter_id", "=", args.letterId)
+    .select([
+      "letter_versions.version",
+      "letter_versions.kind",
+      "letter_versions.template_id",
+      "letter_versions.note",
+      "letter_versions.created_at",
+      "letter_versions.content",
+      "users.name as author_name",
+      "users.email as author_email",
+    ])
+    .orderBy("letter_versions.version", "desc")
+    .execute();
+}
+
+export async function getVersion(db: Db, args: { ownerId: string; letterId: string; version: number }) {
+  return db
+    .selectFrom("letter_versions")
+    .where("owner_id", "=", args.ownerId)
+    .where("letter_id", "=", args.letterId)
+    .where("version", "=", args.version)
+    .select(["version", "kind", "template_id", "content", "created_at"])
+    .executeTakeFirst();
+}
+
+export async function deleteLetterRow(db: Db, args: { ownerId: string; letterId: string }) {
+  const result = await db
+    .deleteFrom("letters")
+    .where("owner_id", "=", args.ownerId)
+    .where("id", "=", args.letterId)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
+/** The user's own finished letters of one template, newest first (AI Learning style examples). */
+export async function listStyleExamples(args: {
+  ownerId: string;
+  templateId: string;
+  language: string;
+  excludeRecordingId: string;
+  limit: number;
+}) {
+  return getDb()
+    .selectFrom("letters")
+    .innerJoin("letter_versions", (join) =>
+      join
+        .onRef("letter_versions.letter_id", "=", "letters.id")
+        .onRef("letter_versions.version", "=", "letters.current_version"),
+    )
+    .where("letters.owner_id", "=", args.ownerId)
+    .where("letters.template_id", "=", args.templateId)
+    .where("letters.language_code", "=", args.language)
+    .where("letters.recording_id", "!=", args.excludeRecordingId)
+    .select(["letter_versions.content"])
+    .orderBy("letters.updated_at", "desc")
+    .limit(args.limit)
+    .execute();
+}
+
+export async function insertProposal(args: {
+  ownerId: string;
+  letterId: string;
+  baseVersion: number;
+  scope: "all" | "full_text" | "section";
+  sectionTitle: string | null;
+  query: string;
+  content: StoredLetterContent;
+}) {
+  return getDb()
+    .insertInto("letter_proposals")
+    .values({
+      owner_id: args.ownerId,
+      letter_id: args.letterId,
+      base_version: args.baseVersion,
+      scope: args.scope,
+      section_title: args.sectionTitle,
+      query: args.query,
+      content: JSON.stringify(args.content),
+    })
+    .returning("id")
+    .executeTakeFirstOrThrow();
+}
+
+export async function findProposal(db: Db, args: { ownerId: string; letterId: string; id: string }) {
+  return db
+    .selectFrom("letter_proposals")
+    .where("owner_id", "=", args.ownerId)
+    .where("letter_id", "=", args.letterId)
+    .where("id", "=", args.id)
+    .select(["id", "base_version", "scope", "section_title", "query", "content", "status", "created_at"])
+    .executeTakeFirst();
+}
+
+export async function decideProposal(db: Db, args: { ownerId: string; id: string; status: "accepted" | "rejected" }) {
+  const result = await db
+    .updateTable("letter_proposals")
+    .set({ status: args.status, decided_at: new Date() })
+    .where("owner_id", "=", args.ownerId)
+    .where("id", "=", args.id)
+    .where("status", "=", "open")
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+export async function listSavedPrompts({ ownerId }: { ownerId: string }) {
+  return getDb()
+    .selectFrom("saved_prompts")
+    .where("owner_id", "=", ownerId)
+    .select(["id", "title", "prompt_text", "created_at"])
+    .orderBy("created_at", "asc")
+    .execute();
+}
+
+/** Serialises prompt saves of one user, so two tabs cannot both add the third prompt. */
+export async function lockUser(trx: Tx, userId: string) {
+  return trx.selectFrom("users").where("id", "=", userId).select("id").forUpdate().executeTakeFirst();
+}
+
+export async function countSavedPrompts(db: Db, ownerId: string) {
+  const row = await db
+    .selectFrom("saved_prompts")
+    .where("owner_id", "=", ownerId)
+    .select(sql<number>`count(*)::int`.as("count"))
+    .executeTakeFirstOrThrow();
+  return row.count;
+}
+
+export async function insertSavedPrompt(db: Db, args: { ownerId: string; title: string; promptText: string }) {
+  return db
+    .insertInto("saved_prompts")
+    .values({ owner_id: args.ownerId, title: args.title, prompt_text: args.promptText })
+    .returning(["id", "title", "prompt_text", "created_at"])
+    .executeTakeFirstOrThrow();
+}
+
+export async function deleteSavedPrompt(args: { ownerId: string; id: string }) {
+  const result = await getDb()
+    .deleteFrom("saved_prompts")
+    .where("owner_id", "=", args.ownerId)
+    .where("id", "=", args.id)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
+export async function setLetterTags(args: { ownerId: string; recordingId: string; tags: string[] }) {
+  await getDb()
+    .updateTable("letters")
+    .set({ tags: JSON.stringify(args.tags) })
+    .where("owner_id", "=", args.ownerId)
+    .where("recording_id", "=", args.recordingId)
+    .execute();
+}
+
+/** The context the doctor attached to a recording (free text, PDF text, patient-record text). */
+export async function listRecordingContext(args: { ownerId: string; recordingId: string }) {
+  return getDb()
+    .selectFrom("recording_context")
+    .where("owner_id", "=", args.ownerId)
+    .where("recording_id", "=", args.recordingId)
+    .select(["kind", "text", "source_name"])
+    .orderBy("created_at", "asc")
+    .execute();
+}
