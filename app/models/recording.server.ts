@@ -37,10 +37,14 @@ export async function findRecordingByKey({ ownerId, key }: { ownerId: string; ke
 export async function listReadyRecordings({ ownerId }: { ownerId: string }) {
   return getDb()
     .selectFrom("recordings")
-    .where("owner_id", "=", ownerId)
-    .where("upload_status", "=", "ready")
-    .select(fileColumns)
-    .orderBy("created_at", "desc")
+    .leftJoin("letters", (join) =>
+      join.onRef("letters.recording_id", "=", "recordings.id").on("letters.owner_id", "=", ownerId),
+    )
+    .where("recordings.owner_id", "=", ownerId)
+    .where("recordings.upload_status", "=", "ready")
+    .selectAll("recordings")
+    .select("letters.storage_key as letter_key")
+    .orderBy("recordings.created_at", "desc")
     .execute();
 }
 

@@ -67,7 +67,7 @@ export async function findRecordingForJob(args: { ownerId: string; recordingId: 
     .selectFrom("recordings")
     .where("owner_id", "=", args.ownerId)
     .where("id", "=", args.recordingId)
-    .select(["storage_key", "language_code", "tags"])
+    .select(["storage_key", "language_code", "tags", "transcription_mode"])
     .executeTakeFirst();
 }
 

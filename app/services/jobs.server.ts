@@ -5,6 +5,7 @@ import { getConfig } from "./config.server";
 import { deleteExpiredPendingPosts } from "./pending-post.server";
 import { pruneRateLimits } from "./rate-limit.server";
 import { deleteStaleUploads } from "./recording-removal.server";
+import { LETTER_QUEUE, runLetterJob, sweepLetterJobs } from "./letters.server";
 import { runTranscriptionJob, sweepTranscriptionJobs, TRANSCRIPTION_QUEUE } from "./transcription.server";
 
 // The durable queue lives in the database (pg-boss, ADR 0005). It talks through
@@ -15,6 +16,7 @@ export const queues = {
   expireSessions: "maintenance-expire-sessions",
   transcription: TRANSCRIPTION_QUEUE,
   transcriptionSweep: "maintenance-transcription-sweep",
+  letter: LETTER_QUEUE,
 } as const;
 
 export type JobsHandle = { boss: PgBoss; stop(): Promise<void> };
@@ -45,6 +47,12 @@ export async function startJobs(options: { pool: pg.Pool; work: boolean; schedul
     retryLimit: 0,
     expireInSeconds: 4 * 60 * 60,
   });
+  await boss.createQueue(queues.letter, {
+    name: queues.letter,
+    policy: "standard",
+    retryLimit: 0,
+    expireInSeconds: 60 * 60,
+  });
   await boss.createQueue(queues.transcriptionSweep, {
     name: queues.transcriptionSweep,
     policy: "singleton",
@@ -62,8 +70,13 @@ export async function startJobs(options: { pool: pg.Pool; work: boolean; schedul
         if (job?.data?.jobId) await runTranscriptionJob(job.data.jobId);
       },
     );
+    await boss.work<{ jobId: string }>(queues.letter, { batchSize: 1, pollingIntervalSeconds: 1 }, async ([job]) => {
+      if (job?.data?.jobId) await runLetterJob(job.data.jobId);
+    });
+    // One sweep for both kinds of job: lapsed leases back to the queue, lost wake-ups re-sent.
     await boss.work(queues.transcriptionSweep, async () => {
       await sweepTranscriptionJobs();
+      await sweepLetterJobs();
     });
     if (options.schedule !== false) {
       await boss.schedule(queues.expireSessions, "*/5 * * * *");

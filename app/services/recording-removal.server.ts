@@ -8,6 +8,7 @@ import {
 import { deleteContextUploadByKey, listStaleContextUploads } from "~/models/context-upload.server";
 import { requireReady, requireRecording } from "./recordings.server";
 import { getStorage } from "./storage.server";
+import { stopLetterJob } from "./letters.server";
 import { removeTranscription, stopTranscription } from "./transcription.server";
 
 // Removing recordings: delete (everything goes), reset (transcript and letters go, the audio stays) and
@@ -17,6 +18,7 @@ import { removeTranscription, stopTranscription } from "./transcription.server";
 export async function deleteAll(args: { userId: string; key: unknown }) {
   const found = await requireRecording(args.userId, args.key);
   await stopTranscription({ userId: args.userId, recordingId: found.id });
+  await stopLetterJob({ userId: args.userId, recordingId: found.id });
   // Read again after the stop: a run that finished just before it left its transcript key here.
   const recording = await requireRecording(args.userId, args.key);
   const storage = getStorage();
@@ -36,6 +38,7 @@ export async function deleteAll(args: { userId: string; key: unknown }) {
 /** Reset (force cleanup): letters and transcript go, the recording starts over. */
 export async function forceCleanup(args: { userId: string; key: unknown }) {
   const recording = await requireReady(args.userId, args.key);
+  await stopLetterJob({ userId: args.userId, recordingId: recording.id });
   const storage = getStorage();
   const letters = await listLettersOfRecording({ ownerId: args.userId, recordingId: recording.id });
   for (const letter of letters) await storage.delete(letter.storage_key);

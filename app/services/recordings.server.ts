@@ -26,6 +26,7 @@ import { localiseAudioMessage } from "./media-messages.server";
 import { getStorage, makeStorageKey } from "./storage.server";
 import { getUserStructure } from "./templates.server";
 import { setTranscriptTags } from "~/models/transcription.server";
+import { setLetterTags } from "~/models/letter.server";
 
 // Recordings: upload slots with short-lived URLs, the server's check of the
 // stored bytes, metadata, names and tags, playback (delete and reset: recording-removal). The
@@ -223,7 +224,7 @@ export async function listFiles({ userId }: { userId: string }) {
       source_file_display_name: r.display_name,
       job_name: null,
       transcript_key: r.transcript_key,
-      medical_letter_key: null,
+      medical_letter_key: r.letter_key,
       medical_letter_status: r.medical_letter_status,
       source_key: r.storage_key,
       original_filename: r.original_filename,
@@ -252,9 +253,10 @@ export async function updateFileTags(args: {
   const tags = normaliseTags(args.tags);
   if (!tags.ok) throw new DomainError("invalid", tags.message);
   await updateRecording({ ownerId: args.userId, id: recording.id, set: { tags: JSON.stringify(tags.value) } });
-  // SPEC §7 update_all_related: the transcript carries the recording's tags (letters follow in issue 6).
+  // SPEC §7 update_all_related: the transcript and the letter carry the recording's tags.
   if (args.updateAllRelated !== false) {
     await setTranscriptTags({ ownerId: args.userId, recordingId: recording.id, tags: tags.value });
+    await setLetterTags({ ownerId: args.userId, recordingId: recording.id, tags: tags.value });
   }
   return { success: true as const, tags: tags.value };
 }

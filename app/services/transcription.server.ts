@@ -29,6 +29,7 @@ import { getConfig } from "./config.server";
 import { getDb } from "./db.server";
 import { DomainError } from "./domain-error.server";
 import { peekJobs } from "./jobs.server";
+import { autoCreateLetter } from "./letters.server";
 import { applyMetadata, MAX_DURATION_SECONDS, requireReady } from "./recordings.server";
 import { getSpeechEngine } from "./speech/engine.server";
 import { normaliseAudio } from "./speech/normalise-audio.server";
@@ -248,6 +249,13 @@ export async function runTranscriptionJob(jobId: string): Promise<"completed" | 
       return "skipped";
     }
     storedKey = undefined;
+    // Transcript plus Arztbrief: the letter job starts here, on the server (ADR 0012).
+    await autoCreateLetter({
+      userId: job.owner_id,
+      recordingId: job.recording_id,
+      sourceKey: recording.storage_key,
+      mode: recording.transcription_mode,
+    });
     return "completed";
   } catch (error) {
     if (storedKey)

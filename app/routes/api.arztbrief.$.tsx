@@ -1,0 +1,41 @@
+import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
+import { ApiError, apiJson, apiRoute, readJsonBody, requireApiUser } from "~/services/api.server";
+import { audit } from "~/services/audit.server";
+import { getLetter, saveLetter } from "~/services/letter-editing.server";
+
+// SPEC §7 GET/PUT /api/arztbrief/{key} (with or without the leading "arztbriefe/"). PUT { content } saves a
+// new version when the content differs; `base_version` (optional) refuses a save over a newer version (409).
+export const loader = apiRoute(async ({ request, params }: LoaderFunctionArgs) => {
+  const user = await requireApiUser(request);
+  const letter = await getLetter({ userId: user.id, key: params["*"] });
+  await audit({
+    userId: user.id,
+    action: "letter.read",
+    entityType: "letter",
+    entityId: letter.key,
+    outcome: "success",
+    request,
+  });
+  return apiJson(letter);
+});
+
+export const action = apiRoute(async ({ request, params }: ActionFunctionArgs) => {
+  const user = await requireApiUser(request);
+  if (request.method !== "PUT") throw new ApiError(405, "Method not allowed");
+  const body = await readJsonBody(request);
+  const result = await saveLetter({
+    userId: user.id,
+    key: params["*"],
+    content: body.content,
+    baseVersion: body.base_version,
+  });
+  await audit({
+    userId: user.id,
+    action: "letter.save",
+    entityType: "letter",
+    entityId: result.key,
+    outcome: "success",
+    request,
+  });
+  return apiJson(result);
+});

@@ -1,0 +1,12 @@
+import type { LoaderFunctionArgs } from "@remix-run/node";
+import { apiJson, apiRoute, requireApiUser } from "~/services/api.server";
+import { audit } from "~/services/audit.server";
+import { listLetters } from "~/services/letter-editing.server";
+
+// SPEC §7 GET /api/arztbriefe → the owner's letters (no content: that is GET /api/arztbrief/{key}).
+export const loader = apiRoute(async ({ request }: LoaderFunctionArgs) => {
+  const user = await requireApiUser(request);
+  const arztbriefe = await listLetters({ userId: user.id });
+  await audit({ userId: user.id, action: "letter.list", entityType: "letter", outcome: "success", request });
+  return apiJson({ arztbriefe });
+});

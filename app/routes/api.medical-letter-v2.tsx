@@ -1,0 +1,27 @@
+import { apiJson, apiPost } from "~/services/api.server";
+import { audit } from "~/services/audit.server";
+import { requestLetter } from "~/services/letters.server";
+
+// SPEC §7 POST /api/medical-letter-v2 { transcript_data, original_filename, source_key, metadata? }. The letter
+// is written from the transcript stored for `source_key` — `transcript_data` from the client is never used,
+// so nobody can have a letter written from text that is not their recording's. The answer comes at once:
+// { key, status: "processing" | "completed", job_name }; the list and GET /api/arztbrief/{key} follow it.
+// Idempotent: a retry while the job runs, or once the letter exists, starts nothing new.
+export const action = apiPost(async ({ request, user, body }) => {
+  const metadata = body.metadata && typeof body.metadata === "object" ? (body.metadata as Record<string, unknown>) : {};
+  const result = await requestLetter({
+    userId: user.id,
+    sourceKey: body.source_key,
+    kind: "create",
+    templateId: metadata.template_id,
+  });
+  await audit({
+    userId: user.id,
+    action: "letter.create",
+    entityType: "recording",
+    entityId: String(body.source_key),
+    outcome: "success",
+    request,
+  });
+  return apiJson({ success: true, ...result }, { status: result.status === "processing" ? 202 : 200 });
+});

@@ -1,0 +1,26 @@
+import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
+import { ApiError, apiJson, apiRoute, readJsonBody, requireApiUser } from "~/services/api.server";
+import { audit } from "~/services/audit.server";
+import { listPrompts, savePrompt } from "~/services/saved-prompts.server";
+
+// SPEC §7 GET /api/prompts → { prompts }; POST /api/prompts { title, prompt_text } (at most 3 per user).
+export const loader = apiRoute(async ({ request }: LoaderFunctionArgs) => {
+  const user = await requireApiUser(request);
+  return apiJson({ prompts: await listPrompts({ userId: user.id }) });
+});
+
+export const action = apiRoute(async ({ request }: ActionFunctionArgs) => {
+  const user = await requireApiUser(request);
+  if (request.method !== "POST") throw new ApiError(405, "Method not allowed");
+  const body = await readJsonBody(request);
+  const prompt = await savePrompt({ userId: user.id, title: body.title, promptText: body.prompt_text });
+  await audit({
+    userId: user.id,
+    action: "prompt.save",
+    entityType: "prompt",
+    entityId: prompt.id,
+    outcome: "success",
+    request,
+  });
+  return apiJson({ success: true, prompt }, { status: 201 });
+});

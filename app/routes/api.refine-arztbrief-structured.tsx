@@ -1,0 +1,12 @@
+import { apiJson, apiPost } from "~/services/api.server";
+import { audit } from "~/services/audit.server";
+import { refineStructuredCall } from "~/services/letter-editing.server";
+
+// SPEC §7 POST /api/refine-arztbrief-structured { arztbrief_text, query, language_code, section_context?,
+// transcript_data } → { refined_arztbrief }. Stateless: nothing is saved (the editor's refinement panel
+// makes a proposal the doctor accepts instead). Rate-limited per user.
+export const action = apiPost(async ({ request, user, body }) => {
+  const result = await refineStructuredCall({ userId: user.id, body });
+  await audit({ userId: user.id, action: "letter.refine", entityType: "letter", outcome: "success", request });
+  return apiJson(result);
+});
