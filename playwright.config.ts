@@ -8,6 +8,8 @@ export const e2eDataDir = `./data/e2e-${PORT}`;
 export const FLAG_PORT = PORT + 2;
 /** The protocol-faithful Speechmatics server the main app transcribes with (tests/support/fake-speechmatics.ts). */
 export const SPEECH_PORT = PORT + 5;
+/** The protocol-faithful OpenAI-compatible chat server the main app writes letters with (tests/support/fake-llm-letters.ts). */
+export const LLM_PORT = PORT + 6;
 const flagDataDir = `./data/e2e-${FLAG_PORT}`;
 
 function serverEnv(port: number, dataDir: string) {
@@ -64,6 +66,12 @@ export default defineConfig({
       timeout: 60_000,
     },
     {
+      command: `node scripts/fake-llm-server.mjs --port ${LLM_PORT}`,
+      port: LLM_PORT,
+      reuseExistingServer: false,
+      timeout: 60_000,
+    },
+    {
       command: `rm -rf ${e2eDataDir} build/.e2e-ready && npm run build --silent && touch build/.e2e-ready && npx remix-serve ./build/index.js`,
       url: `http://localhost:${PORT}/resources/healthz`,
       reuseExistingServer: false,
@@ -74,6 +82,9 @@ export default defineConfig({
         SPEECH_ENGINE: "speechmatics",
         SPEECHMATICS_API_KEY: "test-key",
         SPEECHMATICS_BATCH_URL: `http://127.0.0.1:${SPEECH_PORT}/eu1/v2`,
+        LLM_ENGINE: "openai",
+        LLM_OPENAI_URL: `http://127.0.0.1:${LLM_PORT}/v1`,
+        LLM_OPENAI_API_KEY: "test-key",
       },
     },
     {

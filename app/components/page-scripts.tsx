@@ -8,6 +8,8 @@ export type RouteHandle = {
   i18n?: string[];
   island?: boolean;
   scripts?: string[];
+  /** A modal route that shows the workspace's toast inside its dialog: the page shows none behind it. */
+  ownsToast?: boolean;
 };
 
 export function ProgressiveScripts({ matches, nonce }: { matches: UIMatch[]; nonce: string }) {

@@ -1,42 +1,280 @@
-import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { useLoaderData } from "@remix-run/react";
+import { json, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
+import { Form, Link, Outlet, useActionData, useLoaderData, useOutlet } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
-import { DataTable, SectionHeader } from "~/components/ui/section";
+import { Dismissible } from "~/components/shell/dismissible";
+import type { RouteHandle } from "~/components/page-scripts";
+import { quiet } from "~/components/ui/buttons";
+import { Modal } from "~/components/ui/modal";
+import { SectionHeader } from "~/components/ui/section";
 import { formatDateTime, type Language } from "~/i18n";
-import { listLetters } from "~/models/workspace.server";
+import { recordingNumbers } from "~/models/recording-number";
+import { listReadyRecordings } from "~/models/recording.server";
+import { audit } from "~/services/audit.server";
+import { DomainError } from "~/services/domain-error.server";
 import { getFixedTFor, getLanguage } from "~/services/i18n.server";
+import { deleteLetter, listLetters } from "~/services/letter-editing.server";
 import { requireUser } from "~/services/session.server";
+import { setToast } from "~/services/toast.server";
+import { LetterStatusLabel, type LetterStatusView } from "./_app.arztbriefe.$/letter-status";
+import { deleteUrl, editorUrl, redoUrl } from "./_app.arztbriefe.$/paths";
+
+// SPEC §2 "Arztbriefe section": the letters with their source recording, status and actions. The editor and
+// the redo dialog are nested routes rendered over this list (server-rendered modals); the delete confirmation
+// is `?delete=<key>`. While a letter is processing its row is greyed with a spinner and the list refreshes
+// itself every 5 s (SPEC §4): without JavaScript by a noscript refresh, with it by letter.js.
+
+export const handle: RouteHandle = {
+  i18n: ["common", "recordings", "letters"],
+  scripts: ["shell", "letter"],
+};
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data?.title ?? "Skribent" }];
+
+type LetterRow = LetterStatusView & {
+  key: string;
+  name: string;
+  fileName: string;
+  createdAt: string;
+  versions: number;
+  /** Redo needs the template the letter was written with (SPEC §4 "Redo letter"). */
+  canRedo: boolean;
+};
 
 export async function loader({ request }: LoaderFunctionArgs) {
   const user = await requireUser(request);
   const language = await getLanguage(request);
-  const t = await getFixedTFor(language);
-  const letters = await listLetters({ ownerId: user.id });
+  const t = await getFixedTFor(language, ["common", "recordings"]);
+  const [letters, recordings] = await Promise.all([
+    listLetters({ userId: user.id }),
+    listReadyRecordings({ ownerId: user.id }),
+  ]);
+  // Numbered among all recordings, as on the Audio and Transcriptions pages.
+  const numbers = recordingNumbers(recordings.map((r) => r.storage_key));
+  const rows: LetterRow[] = letters.map((l) => {
+    const jobRunning = l.job?.status === "queued" || l.job?.status === "running";
+    const processing = l.status === "processing" || jobRunning;
+    return {
+      key: l.key,
+      name: l.metadata.display_name ?? t("common:audio.recordingNumber", { n: numbers.get(l.metadata.source_key) }),
+      fileName: l.metadata.original_filename,
+      createdAt: l.erstelltAm,
+      versions: l.version,
+      status: l.status,
+      processing,
+      errorKey: !processing && l.job?.status === "failed" ? l.job.error : null,
+      canRedo: Boolean(l.metadata.template_id) && !processing,
+    };
+  });
+  const deleteKey = new URL(request.url).searchParams.get("delete");
+  const confirmDelete = deleteKey ? rows.find((r) => r.key === deleteKey) : undefined;
+  if (deleteKey && !confirmDelete) throw new Response("Not found", { status: 404 });
+  await audit({ userId: user.id, action: "letter.list", entityType: "letter", outcome: "success", request });
   return {
     title: `${t("arztbriefe.title")} · Skribent`,
     language,
-    letters: letters.map((l) => ({
-      id: l.id,
-      name: l.display_name ?? l.original_filename ?? "—",
-      createdAt: l.created_at.toISOString(),
-    })),
+    rows,
+    confirmDelete: confirmDelete ?? null,
   };
 }
 
+export async function action({ request }: ActionFunctionArgs) {
+  const user = await requireUser(request);
+  const form = await request.formData();
+  if (form.get("intent") !== "delete") throw new Response("Unknown intent", { status: 400 });
+  const key = String(form.get("key") ?? "");
+  const entry = { userId: user.id, action: "letter.delete", entityType: "letter", entityId: key, request };
+  try {
+    await deleteLetter({ userId: user.id, key });
+  } catch (error) {
+    if (!(error instanceof DomainError)) throw error;
+    await audit({ ...entry, outcome: "failure" });
+    if (error.kind === "not_found" || error.kind === "invalid") throw new Response("Not found", { status: 404 });
+    // A letter job started meanwhile: nothing was deleted, and the page says why.
+    const t = await getFixedTFor(await getLanguage(request), ["letters"]);
+    return json({ error: t(error.message, error.values) }, { status: 409 });
+  }
+  await audit({ ...entry, outcome: "success" });
+  return redirect("/arztbriefe", {
+    headers: { "Set-Cookie": await setToast({ type: "success", key: "letters:toast.deleted" }) },
+  });
+}
+
+function Actions({ row }: { row: LetterRow }) {
+  const { t } = useTranslation("letters");
+  const disabled = `${quiet} cursor-not-allowed opacity-50`;
+  return (
+    <div className="flex flex-wrap gap-2">
+      <Link to={editorUrl(row.key)} className={quiet} data-action="view">
+        {t("list.view")}
+      </Link>
+      {row.canRedo ? (
+        <Link to={redoUrl(row.key)} className={quiet} data-action="redo">
+          {t("list.redo")}
+        </Link>
+      ) : (
+        <button type="button" disabled className={disabled} title={t("list.busyTitle")} data-action="redo">
+          {t("list.redo")}
+        </button>
+      )}
+      {/* SPEC §4: delete is disabled while processing. */}
+      {row.processing ? (
+        <button type="button" disabled className={disabled} title={t("list.busyTitle")} data-action="delete">
+          {t("list.delete")}
+        </button>
+      ) : (
+        <Link to={deleteUrl(row.key)} className={`${quiet} text-red-700`} data-action="delete">
+          {t("list.delete")}
+        </Link>
+      )}
+    </div>
+  );
+}
+
+function DeleteDialog({ row, error }: { row: LetterRow; error: string | null }) {
+  const { t } = useTranslation("letters");
+  return (
+    <Modal title={t("list.deleteTitle", { name: row.name })} closeTo="/arztbriefe" closeLabel={t("list.cancel")}>
+      <div data-confirm-delete={row.key}>
+        {error ? (
+          <p role="alert" className="mb-3 rounded border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-800">
+            {error}
+          </p>
+        ) : null}
+        <p className="text-sm text-slate-700">{t("list.deleteBody", { count: row.versions })}</p>
+        <p className="mt-2 text-sm text-slate-700">{t("list.deleteKeeps")}</p>
+        <div className="mt-6 flex flex-wrap justify-end gap-2">
+          <Link to="/arztbriefe" className="rounded-md px-4 py-2 text-sm text-slate-700 hover:bg-slate-100">
+            {t("list.cancel")}
+          </Link>
+          <Form method="post" action="/arztbriefe">
+            <input type="hidden" name="intent" value="delete" />
+            <input type="hidden" name="key" value={row.key} />
+            <button
+              type="submit"
+              className="rounded-md bg-red-600 px-4 py-2 text-sm font-medium text-white hover:bg-red-700 disabled:opacity-50"
+              disabled={row.processing}
+              data-action="confirm-delete"
+            >
+              {t("list.deleteConfirm")}
+            </button>
+          </Form>
+        </div>
+      </div>
+    </Modal>
+  );
+}
+
 export default function ArztbriefeSection() {
-  const { letters, language } = useLoaderData<typeof loader>();
-  const { t } = useTranslation();
+  const { rows, language, confirmDelete } = useLoaderData<typeof loader>();
+  const actionData = useActionData<typeof action>();
+  const outlet = useOutlet();
+  const { t } = useTranslation("letters");
+  const processing = rows.some((r) => r.processing);
+  const error = actionData && "error" in actionData ? actionData.error : null;
+  const lang = language as Language;
   return (
     <>
-      <SectionHeader title={t("arztbriefe.title")} intro={t("arztbriefe.intro")} />
-      <DataTable
-        caption={t("arztbriefe.title")}
-        columns={[t("arztbriefe.columnFile"), t("arztbriefe.columnCreated")]}
-        empty={t("arztbriefe.empty")}
-        rows={letters.map((l) => [l.name, formatDateTime(l.createdAt, language as Language)])}
-      />
+      <SectionHeader title={t("common:arztbriefe.title")} intro={t("common:arztbriefe.intro")} />
+      {error && !confirmDelete ? (
+        <div className="mb-4">
+          <Dismissible tone="error" role="alert" dismissLabel={t("common:toast.dismiss")}>
+            {error}
+          </Dismissible>
+        </div>
+      ) : null}
+      <section aria-labelledby="letters-title" data-letters data-poll-list="letters">
+        {/* Only the bare list reloads itself: an open editor or dialog must never lose what was typed. */}
+        {processing && !outlet && !confirmDelete ? (
+          <noscript>
+            <meta httpEquiv="refresh" content="5" />
+          </noscript>
+        ) : null}
+        <div className="mb-3 flex items-center justify-between gap-2">
+          <h2 id="letters-title" className="sr-only">
+            {t("common:arztbriefe.title")}
+          </h2>
+          <p className="text-sm text-slate-500" aria-live="polite">
+            {processing ? t("list.processing") : null}
+          </p>
+          <Link to="/arztbriefe" className={quiet} data-action="refresh">
+            {t("list.refresh")}
+          </Link>
+        </div>
+        {rows.length === 0 ? (
+          <p
+            className="rounded-lg border border-slate-200 bg-white px-4 py-10 text-center text-sm text-slate-500"
+            data-empty
+          >
+            {t("common:arztbriefe.empty")}
+          </p>
+        ) : (
+          <>
+            <table className="hidden w-full overflow-hidden rounded-lg border border-slate-200 bg-white text-left text-sm md:table">
+              <caption className="sr-only">{t("common:arztbriefe.title")}</caption>
+              <thead className="bg-slate-50 text-xs tracking-wide text-slate-500 uppercase">
+                <tr>
+                  <th scope="col" className="px-4 py-3 font-medium">
+                    {t("common:arztbriefe.columnFile")}
+                  </th>
+                  <th scope="col" className="px-4 py-3 font-medium">
+                    {t("common:arztbriefe.columnCreated")}
+                  </th>
+                  <th scope="col" className="px-4 py-3 font-medium">
+                    {t("list.columnStatus")}
+                  </th>
+                  <th scope="col" className="px-4 py-3 font-medium">
+                    {t("list.columnActions")}
+                  </th>
+                </tr>
+              </thead>
+              <tbody className="divide-y divide-slate-100">
+                {rows.map((r) => (
+                  <tr
+                    key={r.key}
+                    className={r.processing ? "bg-slate-50 opacity-60" : undefined}
+                    data-letter-row={r.key}
+                  >
+                    <td className="px-4 py-3">
+                      <span className="font-medium" data-letter-name>
+                        {r.name}
+                      </span>
+                      <span className="block text-xs text-slate-500">{r.fileName}</span>
+                    </td>
+                    <td className="px-4 py-3">{formatDateTime(r.createdAt, lang)}</td>
+                    <td className="px-4 py-3">
+                      <LetterStatusLabel view={r} />
+                    </td>
+                    <td className="px-4 py-3">
+                      <Actions row={r} />
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+            <ul className="space-y-3 md:hidden" data-letter-cards>
+              {rows.map((r) => (
+                <li
+                  key={r.key}
+                  className={`rounded-lg border border-slate-200 bg-white p-4 ${r.processing ? "opacity-60" : ""}`}
+                  data-letter-card={r.key}
+                >
+                  <p className="font-medium">{r.name}</p>
+                  <p className="text-xs text-slate-500">{r.fileName}</p>
+                  <p className="text-xs text-slate-500">{formatDateTime(r.createdAt, lang)}</p>
+                  <div className="mt-2">
+                    <LetterStatusLabel view={r} />
+                  </div>
+                  <div className="mt-3">
+                    <Actions row={r} />
+                  </div>
+                </li>
+              ))}
+            </ul>
+          </>
+        )}
+      </section>
+      {confirmDelete ? <DeleteDialog row={confirmDelete} error={error} /> : null}
+      <Outlet />
     </>
   );
 }

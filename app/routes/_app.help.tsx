@@ -41,7 +41,7 @@ const mainSections = [
   {
     id: "arztbriefe",
     icon: "arztbriefe",
-    points: ["list", "views", "save", "refine", "prompts", "copy", "redo", "delete"],
+    points: ["list", "views", "save", "refine", "prompts", "versions", "copy", "redo", "delete"],
   },
 ] as const satisfies ReadonlyArray<{ id: string; icon: HelpIconName; points: readonly string[] }>;
 
@@ -64,6 +64,7 @@ const iconLists = [
     id: "transcriptions",
     actions: [
       ["createLetter", "arztbriefe"],
+      ["openLetter", "arztbriefe"],
       ["view", "eye"],
       ["delete", "trash"],
       ["refresh", "refresh"],

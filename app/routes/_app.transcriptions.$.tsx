@@ -4,17 +4,30 @@ import { useTranslation } from "react-i18next";
 import { button, quiet } from "~/components/ui/buttons";
 import { Modal } from "~/components/ui/modal";
 import { formatDateTime, type Language } from "~/i18n";
+import { findLetterOfRecording } from "~/models/letter.server";
+import { findRecordingByKey } from "~/models/recording.server";
+import { findTranscriptByKey } from "~/models/transcription.server";
 import { audit } from "~/services/audit.server";
+import { getDb } from "~/services/db.server";
 import { DomainError } from "~/services/domain-error.server";
 import { getLanguage } from "~/services/i18n.server";
 import { requireUser } from "~/services/session.server";
 import type { TranscriptWord } from "~/services/speech/transcript-format";
 import { setToast } from "~/services/toast.server";
 import { deleteTranscript, getTranscript } from "~/services/transcription.server";
+import { LetterStatusLabel } from "./_app.arztbriefe.$/letter-status";
+import {
+  canCreateLetter,
+  createLetterIntent,
+  letterFailures,
+  letterStatusOf,
+} from "./_app.arztbriefe.$/letter-state.server";
+import { editorUrl } from "./_app.arztbriefe.$/paths";
 
 // SPEC §2 transcript viewer: a server-rendered modal over the list. Speaker cards, text per speaker in
 // six colours, confidence highlights with a legend (on by default; `?highlight=off`, remembered by
-// transcript.js), copy and delete. Every word is rendered as text: nothing spoken becomes markup.
+// transcript.js), copy, delete, and "Create document" or a link to the letter. Every word is rendered as
+// text: nothing spoken becomes markup.
 
 const SPEAKER_COLOURS = [
   "border-sky-500 bg-sky-50",
@@ -45,8 +58,17 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     request,
   });
   const url = new URL(request.url);
+  const recording = await findRecordingByKey({ ownerId: user.id, key: row.source_key });
+  const letterStatus = recording?.medical_letter_status ?? "pending";
+  const [failures, letter] = await Promise.all([
+    letterFailures(user.id, recording ? [recording] : []),
+    findLetterOfRecording(getDb(), { ownerId: user.id, recordingId: row.recording_id }),
+  ]);
   return {
     language,
+    letter: letterStatusOf({ id: recording?.id ?? "", medical_letter_status: letterStatus }, failures),
+    letterKey: letter?.storage_key ?? null,
+    canCreateLetter: canCreateLetter(letterStatus),
     key: row.storage_key,
     name: row.display_name ?? row.original_filename,
     createdAt: document.created_at,
@@ -66,8 +88,14 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
 export async function action({ request, params }: ActionFunctionArgs) {
   const user = await requireUser(request);
   const form = await request.formData();
-  if (form.get("intent") !== "delete") throw new Response("Unknown intent", { status: 400 });
   const key = `transcripts/${params["*"] ?? ""}`;
+  if (form.get("intent") === "createLetter") {
+    // The recording is the one behind this transcript, never a key from the form.
+    const row = await findTranscriptByKey({ ownerId: user.id, key });
+    if (!row) throw new Response("Not found", { status: 404 });
+    return createLetterIntent({ user, sourceKey: row.source_key, request, redirectTo: new URL(request.url).pathname });
+  }
+  if (form.get("intent") !== "delete") throw new Response("Unknown intent", { status: 400 });
   await deleteTranscript({ userId: user.id, transcriptKey: key }).catch(notFound);
   await audit({
     userId: user.id,
@@ -110,6 +138,12 @@ export default function TranscriptViewer() {
   const toggleTo = data.highlight ? `${pathname}?highlight=off` : pathname;
   return (
     <Modal title={t("viewer.title", { name: data.name })} closeTo="/transcriptions" closeLabel={t("viewer.close")} wide>
+      {/* Nothing is typed here: while the letter is being created the viewer refreshes itself. */}
+      {data.letter.processing ? (
+        <noscript>
+          <meta httpEquiv="refresh" content="5" />
+        </noscript>
+      ) : null}
       <div data-transcript-viewer data-highlight={data.highlight ? "on" : "off"}>
         <p className="mb-4 text-sm text-slate-600">
           {t("viewer.created", { date: formatDateTime(data.createdAt, data.language as Language) })} ·{" "}
@@ -151,6 +185,35 @@ export default function TranscriptViewer() {
             <Link to={`${pathname}?delete=1`} className={`${quiet} text-red-700`} data-action="delete">
               {t("list.delete")}
             </Link>
+          )}
+        </div>
+
+        {/* The letter of this recording: its status, and "Create document" or the way to it. letter.js refreshes
+            this block while the letter is being created. */}
+        <div
+          className="mb-4 flex flex-wrap items-center gap-3 rounded-md border border-slate-200 bg-slate-50 p-3 text-sm"
+          data-viewer-letter
+          data-poll-list="viewer-letter"
+        >
+          <span className="text-slate-600">{t("letters:transcriptions.letterStatus")}</span>
+          <LetterStatusLabel view={data.letter} />
+          {data.letterKey ? (
+            <Link to={editorUrl(data.letterKey)} className={quiet} data-action="open-letter">
+              {t("letters:transcriptions.openLetter")}
+            </Link>
+          ) : (
+            <Form method="post" action={pathname}>
+              <input type="hidden" name="intent" value="createLetter" />
+              <button
+                type="submit"
+                className={`${quiet} disabled:cursor-not-allowed disabled:opacity-50`}
+                disabled={!data.canCreateLetter}
+                title={data.canCreateLetter ? undefined : t("letters:transcriptions.createDisabled")}
+                data-action="create-letter"
+              >
+                {t("letters:transcriptions.createDocument")}
+              </button>
+            </Form>
           )}
         </div>
 

@@ -1,5 +1,5 @@
-import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { Form, Link, Outlet, useLoaderData } from "@remix-run/react";
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import { Form, Link, Outlet, useLoaderData, useOutlet } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import type { RouteHandle } from "~/components/page-scripts";
 import { quiet } from "~/components/ui/buttons";
@@ -11,13 +11,22 @@ import { listTranscribedRecordings } from "~/models/transcription.server";
 import { audit } from "~/services/audit.server";
 import { getFixedTFor, getLanguage } from "~/services/i18n.server";
 import { requireUser } from "~/services/session.server";
+import { LetterStatusLabel } from "./_app.arztbriefe.$/letter-status";
+import {
+  canCreateLetter,
+  createLetterIntent,
+  letterFailures,
+  letterStatusOf,
+} from "./_app.arztbriefe.$/letter-state.server";
+import { editorUrl } from "./_app.arztbriefe.$/paths";
 
-// SPEC §2 "Transcriptions section": recordings with a completed transcript. The viewer is the nested
-// route below (a server-rendered modal); the letter column and actions come with the letters issue.
+// SPEC §2 "Transcriptions section": recordings with a completed transcript, their letter status (SPEC §4) and
+// "Create letter". The viewer is the nested route below (a server-rendered modal). While a letter is being
+// created the list refreshes itself every 5 s: noscript refresh without JavaScript, letter.js with it.
 
 export const handle: RouteHandle = {
-  i18n: ["common", "recordings", "transcriptions"],
-  scripts: ["shell", "transcript"],
+  i18n: ["common", "recordings", "transcriptions", "letters"],
+  scripts: ["shell", "transcript", "letter"],
 };
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data?.title ?? "Skribent" }];
@@ -37,22 +46,48 @@ export async function loader({ request }: LoaderFunctionArgs) {
   ]);
   // Numbered among all recordings, as on the Audio page.
   const numbers = recordingNumbers(all.map((r) => r.storage_key));
+  const recordings = new Map(all.map((r) => [r.storage_key, r]));
+  const failures = await letterFailures(
+    user.id,
+    rows.flatMap((r) => recordings.get(r.source_key) ?? []),
+  );
   await audit({ userId: user.id, action: "transcript.list", entityType: "transcript", outcome: "success", request });
   return {
     title: `${t("transcriptions.title")} · Skribent`,
     language,
-    rows: rows.map((r) => ({
-      key: r.storage_key,
-      name: r.display_name ?? t("recordings:audio.recordingNumber", { n: numbers.get(r.source_key) }),
-      fileName: r.original_filename,
-      createdAt: r.created_at.toISOString(),
-    })),
+    rows: rows.map((r) => {
+      const recording = recordings.get(r.source_key);
+      const letter = letterStatusOf(
+        { id: recording?.id ?? "", medical_letter_status: r.medical_letter_status },
+        failures,
+      );
+      return {
+        key: r.storage_key,
+        sourceKey: r.source_key,
+        name: r.display_name ?? t("common:audio.recordingNumber", { n: numbers.get(r.source_key) }),
+        fileName: r.original_filename,
+        createdAt: r.created_at.toISOString(),
+        letter,
+        letterKey: recording?.letter_key ?? null,
+        canCreateLetter: canCreateLetter(r.medical_letter_status),
+      };
+    }),
   };
+}
+
+/** "Create letter" (SPEC §2): the letter job starts; the list shows its status and refreshes itself. */
+export async function action({ request }: ActionFunctionArgs) {
+  const user = await requireUser(request);
+  const form = await request.formData();
+  if (form.get("intent") !== "createLetter") throw new Response("Unknown intent", { status: 400 });
+  return createLetterIntent({ user, sourceKey: form.get("key"), request, redirectTo: "/transcriptions" });
 }
 
 export default function TranscriptionsSection() {
   const { rows, language } = useLoaderData<typeof loader>();
+  const outlet = useOutlet();
   const { t } = useTranslation("transcriptions");
+  const processing = rows.some((r) => r.letter.processing);
   return (
     <>
       <SectionHeader title={t("common:transcriptions.title")} intro={t("common:transcriptions.intro")} />
@@ -61,33 +96,62 @@ export default function TranscriptionsSection() {
           {t("list.refresh")}
         </Link>
       </div>
-      <DataTable
-        caption={t("common:transcriptions.title")}
-        columns={[
-          t("common:transcriptions.columnFile"),
-          t("common:transcriptions.columnCreated"),
-          t("recordings:audio.columnActions"),
-        ]}
-        empty={t("common:transcriptions.empty")}
-        rows={rows.map((r) => [
-          <span key="name" data-transcript-row={r.key}>
-            <span className="font-medium">{r.name}</span>
-            <span className="block text-xs text-slate-500">{r.fileName}</span>
-          </span>,
-          formatDateTime(r.createdAt, language as Language),
-          <div key="actions" className="flex flex-wrap gap-2">
-            <Link to={viewerPath(r.key)} className={quiet} data-action="view">
-              {t("list.view")}
-            </Link>
-            <Form method="get" action={viewerPath(r.key)}>
-              <input type="hidden" name="delete" value="1" />
-              <button type="submit" className={`${quiet} text-red-700`} data-action="delete">
-                {t("list.delete")}
-              </button>
-            </Form>
-          </div>,
-        ])}
-      />
+      <div data-transcriptions data-poll-list="transcriptions">
+        {/* Only the bare list reloads itself: an open viewer or dialog is left alone. */}
+        {processing && !outlet ? (
+          <noscript>
+            <meta httpEquiv="refresh" content="5" />
+          </noscript>
+        ) : null}
+        <DataTable
+          caption={t("common:transcriptions.title")}
+          columns={[
+            t("common:transcriptions.columnFile"),
+            t("common:transcriptions.columnCreated"),
+            t("common:transcriptions.columnLetterStatus"),
+            t("recordings:audio.columnActions"),
+          ]}
+          empty={t("common:transcriptions.empty")}
+          rows={rows.map((r) => [
+            <span key="name" data-transcript-row={r.key}>
+              <span className="font-medium">{r.name}</span>
+              <span className="block text-xs text-slate-500">{r.fileName}</span>
+            </span>,
+            formatDateTime(r.createdAt, language as Language),
+            <LetterStatusLabel key="letter" view={r.letter} />,
+            <div key="actions" className="flex flex-wrap gap-2">
+              {r.letterKey ? (
+                <Link to={editorUrl(r.letterKey)} className={quiet} data-action="open-letter">
+                  {t("letters:transcriptions.openLetter")}
+                </Link>
+              ) : (
+                <Form method="post" action="/transcriptions">
+                  <input type="hidden" name="intent" value="createLetter" />
+                  <input type="hidden" name="key" value={r.sourceKey} />
+                  <button
+                    type="submit"
+                    className={`${quiet} disabled:cursor-not-allowed disabled:opacity-50`}
+                    disabled={!r.canCreateLetter}
+                    title={r.canCreateLetter ? undefined : t("letters:transcriptions.createDisabled")}
+                    data-action="create-letter"
+                  >
+                    {t("letters:transcriptions.createLetter")}
+                  </button>
+                </Form>
+              )}
+              <Link to={viewerPath(r.key)} className={quiet} data-action="view">
+                {t("list.view")}
+              </Link>
+              <Form method="get" action={viewerPath(r.key)}>
+                <input type="hidden" name="delete" value="1" />
+                <button type="submit" className={`${quiet} text-red-700`} data-action="delete">
+                  {t("list.delete")}
+                </button>
+              </Form>
+            </div>,
+          ])}
+        />
+      </div>
       <Outlet />
     </>
   );

@@ -1,5 +1,5 @@
 import { json, type LoaderFunctionArgs } from "@remix-run/node";
-import { Outlet, useLoaderData } from "@remix-run/react";
+import { Outlet, useLoaderData, useMatches } from "@remix-run/react";
 import { BottomBar, Sidebar } from "~/components/shell/navigation";
 import { ToastMessage } from "~/components/shell/toast";
 import { TopBar } from "~/components/shell/top-bar";
@@ -34,13 +34,15 @@ export async function loader({ request }: LoaderFunctionArgs) {
 
 export default function Workspace() {
   const { user, counts, language, links, toast } = useLoaderData<typeof loader>();
+  // A modal route that shows the toast in its dialog (the letter editor): not twice.
+  const toastInDialog = useMatches().some((m) => (m.handle as RouteHandle | undefined)?.ownsToast);
   return (
     <div className="flex min-h-screen flex-col">
       <TopBar user={user} language={language} links={links} />
       <div className="flex flex-1">
         <Sidebar counts={counts} />
         <main id="main" className="min-w-0 flex-1 px-4 pt-6 pb-24 md:px-8 md:pb-10">
-          <ToastMessage toast={toast} />
+          {toastInDialog ? null : <ToastMessage toast={toast} />}
           <Outlet />
         </main>
       </div>

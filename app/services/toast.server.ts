@@ -46,6 +46,18 @@ export const toastKeys = [
   "recordings:audio.autoTranscriptionFailed",
   "transcriptions:toast.started",
   "transcriptions:toast.deleted",
+  "letters:toast.deleted",
+  "letters:toast.creating",
+  "letters:toast.exists",
+  "letters:toast.createFailed",
+  "letters:toast.redoStarted",
+  "letters:toast.saved",
+  "letters:toast.noChanges",
+  "letters:toast.accepted",
+  "letters:toast.rejected",
+  "letters:toast.restored",
+  "letters:toast.promptSaved",
+  "letters:toast.promptDeleted",
 ] as const;
 
 const toastSchema = z.object({

@@ -1,0 +1,64 @@
+import { findDataBlocks } from "../../app/services/letters/letter-prompt";
+import { reply, type FakeChatReply, type FakeChatRequest } from "./fake-openai-chat";
+
+// The named behaviour of the tests' language model for the end-to-end tests and for trying the app by hand
+// (scripts/fake-llm-server.mjs): a deterministic "model" that answers each of the app's schemas from the data
+// blocks it is sent. The first section of a letter quotes the transcript's first line, the others say "no
+// information found"; refinements append " (überarbeitet)" to the text they were given; notes requests return
+// the transcript's lines as notes of the first section. A transcript containing KEIN-PATIENT is classified as
+// "other" (the guard's named fixture).
+
+export const NOT_CLINICAL_MARKER = "KEIN-PATIENT";
+export const REFINED_SUFFIX = " (überarbeitet)";
+
+type Schema = { properties?: Record<string, Schema & { properties?: Record<string, Schema> }> };
+
+function keys(schema: Schema | undefined, property: string) {
+  return Object.keys(schema?.properties?.[property]?.properties ?? {});
+}
+
+export function letterModel(request: FakeChatRequest): FakeChatReply {
+  const name: string | undefined = request.body?.response_format?.json_schema?.name;
+  const schema: Schema | undefined = request.body?.response_format?.json_schema?.schema;
+  const messages = (request.body?.messages ?? []) as Array<{ role: string; content: string }>;
+  const blocks = messages.filter((m) => m.role === "user").flatMap((m) => findDataBlocks(m.content));
+  const transcript = blocks
+    .filter((b) => b.kind === "TRANSCRIPT")
+    .map((b) => b.body)
+    .join("\n");
+  const documentType = transcript.includes(NOT_CLINICAL_MARKER) ? "other" : "patient_conversation";
+  switch (name) {
+    case "arztbrief": {
+      const notes = blocks.find((b) => b.kind === "NOTES")?.body;
+      const first = (notes ?? transcript).split("\n").find((line) => line.trim()) ?? "";
+      const sections = Object.fromEntries(
+        keys(schema, "sections").map((key, i) => [key, i === 0 ? first.replace(/^[-\s]+/, "") : ""]),
+      );
+      return reply.json({ document_type: documentType, sections });
+    }
+    case "arztbrief_notes": {
+      const notes = Object.fromEntries(
+        keys(schema, "notes").map((key, i) => [key, i === 0 ? [transcript.slice(0, 200)] : []]),
+      );
+      return reply.json({ document_type: documentType, notes });
+    }
+    case "arztbrief_notes_reduce": {
+      return reply.json({ notes: Object.fromEntries(keys(schema, "notes").map((key) => [key, []])) });
+    }
+    case "refined_arztbrief": {
+      const letter = blocks.find((b) => b.kind === "LETTER_SECTION" || b.kind === "LETTER")?.body ?? "";
+      return reply.json({ refined_text: `${letter}${REFINED_SUFFIX}` });
+    }
+    case "refined_arztbrief_sections": {
+      const letter = blocks.find((b) => b.kind === "LETTER")?.body ?? "";
+      const sectionKeys = keys(schema, "refined_sections");
+      // renderSectionsForRefinement: "[s1] Title\ntext", sections separated by a blank line.
+      const texts = letter.split(/\n\n(?=\[s\d+\] )/).map((part) => part.split("\n").slice(1).join("\n"));
+      return reply.json({
+        refined_sections: Object.fromEntries(sectionKeys.map((key, i) => [key, `${texts[i] ?? ""}${REFINED_SUFFIX}`])),
+      });
+    }
+    default:
+      return reply.text("OK");
+  }
+}
