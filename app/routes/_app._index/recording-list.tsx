@@ -127,9 +127,9 @@ function Status({ recording }: { recording: RecordingView }) {
           {t("transcriptions:status.failedReason", { reason: recording.failure })}
         </span>
       ) : null}
-      {recording.letterQueued ? (
-        <span className="block text-xs text-slate-500" data-letter-queued>
-          {t("transcriptions:status.letterQueued")}
+      {recording.letterStatus ? (
+        <span className="block text-xs text-slate-500" data-letter-status={recording.letterStatus}>
+          {t("transcriptions:status.letter", { status: t(`common:status.letter.${recording.letterStatus}`) })}
         </span>
       ) : null}
     </span>

@@ -63,10 +63,12 @@ export async function loader({ request }: LoaderFunctionArgs) {
     canReset: Boolean(r.transcript_key) || r.medical_letter_status !== "pending",
     canTranscribe: r.transcription_status === "pending" || r.transcription_status === "failed",
     failure: r.transcription_status === "failed" ? t(failures.get(r.id) ?? "transcriptions:errors.failed") : null,
-    letterQueued:
+    // The letter's SPEC §4 status once there is a transcript to write it from (made on the server, ADR 0012).
+    letterStatus:
       r.transcription_status === "completed" &&
-      r.transcription_mode === "transcript_and_letter" &&
-      r.medical_letter_status === "pending",
+      (r.transcription_mode === "transcript_and_letter" || r.medical_letter_status !== "pending")
+        ? r.medical_letter_status
+        : null,
   }));
   const dialogKey = url.searchParams.get("play") ?? url.searchParams.get("edit") ?? url.searchParams.get("delete");
   const selected = dialogKey ? recordings.find((r) => r.key === dialogKey) : undefined;

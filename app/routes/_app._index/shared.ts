@@ -12,7 +12,7 @@ export type RecordingView = {
   canTranscribe: boolean;
   /** Translated reason of a failed transcription. */
   failure: string | null;
-  letterQueued: boolean;
+  letterStatus: "pending" | "processing" | "completed" | "failed" | "structure_error" | null;
 };
 
 export { button, quiet } from "~/components/ui/buttons";
