@@ -356,7 +356,17 @@ export async function runLetterJob(jobId: string): Promise<"completed" | "failed
   let tags: string[] = [];
   try {
     const recording = await findRecordingForLetter(getDb(), { ownerId: job.owner_id, recordingId: job.recording_id });
-    if (!recording) return "skipped";
+    if (!recording) {
+      // The transcript was deleted after the job was queued: a clear failure, not a job the sweep requeues forever.
+      const verdict = {
+        final: true,
+        status: "failed" as const,
+        errorKey: "letters:errors.transcriptMissing",
+        detail: "transcript gone",
+      };
+      const settled = await settle(job, { ok: false, ...verdict }, language, tags);
+      return settled ? "failed" : "skipped";
+    }
     language = letterLanguage(recording.language_code);
     const { document, row } = await getTranscript({ userId: job.owner_id, key: recording.transcript_storage_key });
     tags = row.tags;

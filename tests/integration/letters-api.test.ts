@@ -543,3 +543,22 @@ describe("saved prompts", () => {
     expect((await call(promptsLoader, client, "/api/prompts")).body.prompts).toHaveLength(2);
   });
 });
+
+describe("a letter job whose transcript went away", () => {
+  it("fails with a clear reason instead of staying in processing", async () => {
+    const { client, userId } = await signIn("anna-berger");
+    const { sourceKey, recordingId, transcriptKey } = await seedTranscribedRecording({
+      ownerId: userId,
+      lines: CONSULTATION,
+    });
+    await call(createAction, client, "/api/medical-letter-v2", { source_key: sourceKey });
+    await getDb().deleteFrom("transcripts").where("storage_key", "=", transcriptKey).execute();
+    const job = await letterJobOf(recordingId);
+    expect(await runLetterJob(job!.id)).toBe("failed");
+    expect(await letterJobOf(recordingId)).toMatchObject({
+      status: "failed",
+      error_key: "letters:errors.transcriptMissing",
+    });
+    expect((await letterStatusOf(recordingId)).medical_letter_status).toBe("failed");
+  });
+});
