@@ -1,7 +1,7 @@
 import { openAsBlob } from "node:fs";
 import { FormData, type Response } from "undici";
 
-import { DEFAULT_RETRY, fetchWithTimeout, withRetries, type RetryPolicy } from "./retry";
+import { classifyHttpFailure, DEFAULT_RETRY, fetchWithTimeout, withRetries, type RetryPolicy } from "./retry";
 // One prompt rule for every Whisper engine (local and OpenAI-compatible): vocabulary.server.ts.
 import { whisperPrompt } from "./vocabulary.server";
 import { answerSchema, toResult } from "./openai-transcribe-answer.server";
@@ -40,63 +40,6 @@ export type OpenAiTranscriptionConfig = {
 
 const DEFAULT_REQUEST_TIMEOUT_MS = 10 * 60_000;
 const DEFAULT_CHECK_TIMEOUT_MS = 5_000;
-// ---- Errors --------------------------------------------------------------------------------------------
-
-type ErrorInfo = { message?: string; type?: string; code?: string };
-
-function plainText(text: string) {
-  return text
-    .replace(/<[^>]*>/g, " ")
-    .replace(/\s+/g, " ")
-    .trim();
-}
-
-function asString(value: unknown): string | undefined {
-  if (typeof value === "string") return value;
-  if (typeof value === "number") return String(value);
-  return undefined;
-}
-
-/** The message, type and code of every error body in use: OpenAI, vLLM (flat), llama.cpp, FastAPI, text. */
-function errorInfo(body: string): ErrorInfo {
-  let json: unknown;
-  try {
-    json = JSON.parse(body);
-  } catch {
-    return { message: plainText(body) || undefined };
-  }
-  if (typeof json !== "object" || json === null) return { message: plainText(body) || undefined };
-  const object = json as Record<string, unknown>;
-  if (typeof object.error === "object" && object.error !== null) {
-    const error = object.error as Record<string, unknown>;
-    return { message: asString(error.message), type: asString(error.type), code: asString(error.code) };
-  }
-  if (typeof object.error === "string") return { message: object.error };
-  if (object.detail !== undefined) {
-    const { detail } = object;
-    if (typeof detail === "string") return { message: detail };
-    if (Array.isArray(detail)) {
-      // FastAPI's validation errors: [{loc, msg, type}, …]
-      const messages = detail.map((d) => asString((d as Record<string, unknown> | null)?.msg)).filter(Boolean);
-      return { message: messages.join("; ") || undefined };
-    }
-  }
-  return { message: asString(object.message), type: asString(object.type), code: asString(object.code) };
-}
-
-/** openai-node's order: retry-after-ms, then Retry-After as seconds or an HTTP date; only 0–60 s counts. */
-function retryAfter(response: Response): number | undefined {
-  const candidates: number[] = [];
-  const ms = response.headers.get("retry-after-ms");
-  if (ms) candidates.push(Number.parseFloat(ms));
-  const header = response.headers.get("retry-after");
-  if (header) {
-    const secondsValue = Number.parseFloat(header);
-    candidates.push(Number.isNaN(secondsValue) ? Date.parse(header) - Date.now() : secondsValue * 1000);
-  }
-  return candidates.find((value) => Number.isFinite(value) && value >= 0 && value <= 60_000);
-}
-
 // ---- The engine ----------------------------------------------------------------------------------------
 
 export function createOpenAiTranscriptionEngine(config: OpenAiTranscriptionConfig): SpeechEngine {
@@ -128,18 +71,10 @@ export function createOpenAiTranscriptionEngine(config: OpenAiTranscriptionConfi
 
   function httpError(response: Response, body: string): SpeechEngineError {
     const { status } = response;
-    const info = errorInfo(body);
+    // openai-node's reading (PROTOCOLS.md §3.3): statuses, x-should-retry, quota, Retry-After (speech/retry.ts).
+    const { kind, info, quota, retryAfterMs } = classifyHttpFailure(response, body);
     const detail = redact(info.message ?? response.statusText ?? "");
     const said = detail ? `: ${detail}` : "";
-    const quota = info.type === "insufficient_quota" || info.code === "insufficient_quota";
-
-    let kind: "transient" | "permanent" =
-      status === 408 || status === 409 || status === 429 || status >= 500 ? "transient" : "permanent";
-    const shouldRetry = response.headers.get("x-should-retry");
-    if (shouldRetry === "true") kind = "transient";
-    if (shouldRetry === "false") kind = "permanent";
-    // An exhausted quota stays exhausted: never retried, whatever the headers say.
-    if (quota) kind = "permanent";
 
     let message: string;
     if (status === 401 || status === 403) {
@@ -161,8 +96,7 @@ export function createOpenAiTranscriptionEngine(config: OpenAiTranscriptionConfi
     const userMessageKey =
       status === 401 || status === 403 || quota ? "transcriptions:errors.engineNotConfigured" : undefined;
     const error = new SpeechEngineError(kind, message, { status, ...(userMessageKey ? { userMessageKey } : {}) });
-    const wait = kind === "transient" ? retryAfter(response) : undefined;
-    return wait === undefined ? error : Object.assign(error, { retryAfterMs: wait });
+    return retryAfterMs === undefined ? error : Object.assign(error, { retryAfterMs });
   }
 
   async function readBody(response: Response, signal: AbortSignal | undefined): Promise<string> {
