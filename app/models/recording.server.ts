@@ -108,15 +108,6 @@ export async function deleteRecordingRow({ ownerId, id }: { ownerId: string; id:
   await getDb().deleteFrom("recordings").where("owner_id", "=", ownerId).where("id", "=", id).execute();
 }
 
-export async function listLettersOfRecording({ ownerId, recordingId }: { ownerId: string; recordingId: string }) {
-  return getDb()
-    .selectFrom("letters")
-    .where("owner_id", "=", ownerId)
-    .where("recording_id", "=", recordingId)
-    .select(["id", "storage_key"])
-    .execute();
-}
-
 export async function deleteLettersOfRecording({ ownerId, recordingId }: { ownerId: string; recordingId: string }) {
   const result = await getDb()
     .deleteFrom("letters")

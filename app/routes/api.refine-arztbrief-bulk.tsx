@@ -1,6 +1,6 @@
 import { apiJson, apiPost } from "~/services/api.server";
 import { audit } from "~/services/audit.server";
-import { refineBulkCall } from "~/services/letter-editing.server";
+import { refineBulkCall } from "~/services/letter-refinement.server";
 
 // SPEC §7 POST /api/refine-arztbrief-bulk { arztbrief_content, query, language_code, transcript_data }
 // → { refined_content }: every section refined in one call, titles and order kept. Nothing is saved.

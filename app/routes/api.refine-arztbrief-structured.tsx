@@ -1,6 +1,6 @@
 import { apiJson, apiPost } from "~/services/api.server";
 import { audit } from "~/services/audit.server";
-import { refineStructuredCall } from "~/services/letter-editing.server";
+import { refineStructuredCall } from "~/services/letter-refinement.server";
 
 // SPEC §7 POST /api/refine-arztbrief-structured { arztbrief_text, query, language_code, section_context?,
 // transcript_data } → { refined_arztbrief }. Stateless: nothing is saved (the editor's refinement panel

@@ -1,30 +1,27 @@
 import { randomUUID } from "node:crypto";
-import { CompiledQuery, type Transaction } from "kysely";
+import type { Transaction } from "kysely";
 import {
-  appendVersion,
   claimLetterJob,
   deleteLetterJobOfRecording,
   findLetterJobOfRecording,
-  findLetterOfRecording,
   findRecordingForLetter,
   finishLetterJob,
-  insertLetter,
   listRecordingContext,
-  listStyleExamples,
   listWaitingLetterJobs,
   lockRecordingForLetter,
   renewLetterLease,
   replaceLetterJob,
   requeueLapsedLetterJobs,
   setLetterStatus,
-} from "~/models/letter.server";
+} from "~/models/letter-job.server";
+import { appendVersion, findLetterOfRecording, insertLetter, listStyleExamples } from "~/models/letter.server";
 import type { Database } from "~/models/schema";
 import { getRagAgreed } from "~/models/template.server";
 import { templateLanguageFrom, type TemplateLanguage } from "~/models/template-rules";
 import { getConfig } from "./config.server";
 import { getDb } from "./db.server";
 import { DomainError } from "./domain-error.server";
-import { peekJobs } from "./jobs.server";
+import { sendWakeUp } from "./job-wakeup.server";
 import { generateLetter } from "./letters/generate.server";
 import { sectionsOf, toStructuredContent, type LetterSection } from "./letters/letter-content";
 import { LetterGenerationError } from "./letters/letter-errors";
@@ -57,28 +54,8 @@ export function letterLanguage(code: string | null | undefined): TemplateLanguag
   return templateLanguageFrom(code) ?? "de-DE";
 }
 
-function queueIn(trx: Tx) {
-  return {
-    async executeSql(text: string, values: unknown[] = []) {
-      const result = await trx.executeQuery(CompiledQuery.raw(text, values));
-      return { rows: result.rows };
-    },
-  };
-}
-
-async function wake(jobId: string, options: { trx?: Tx; startAfterSeconds?: number } = {}) {
-  const jobs = peekJobs();
-  if (!jobs) return;
-  await jobs.boss.send(
-    LETTER_QUEUE,
-    { jobId },
-    {
-      ...(options.trx ? { db: queueIn(options.trx) } : {}),
-      startAfter: options.startAfterSeconds,
-      retryLimit: 0,
-      expireInSeconds: 60 * 60,
-    },
-  );
+function wake(jobId: string, options: { trx?: Tx; startAfterSeconds?: number } = {}) {
+  return sendWakeUp(LETTER_QUEUE, jobId, { ...options, expireInSeconds: 60 * 60 });
 }
 
 /** The template a letter is written from: the one asked for, the recording's, or the user's first. */
@@ -245,18 +222,15 @@ async function settle(
           tags,
         });
         if (!letter) throw new Error("letter row could not be created");
-        await trx
-          .insertInto("letter_versions")
-          .values({
-            letter_id: letter.id,
-            owner_id: job.owner_id,
-            version: 1,
-            kind: "generated",
-            author_id: job.owner_id,
-            template_id: outcome.templateId,
-            content: JSON.stringify(content),
-          })
-          .execute();
+        await appendVersion(trx, {
+          letterId: letter.id,
+          ownerId: job.owner_id,
+          version: 1,
+          kind: "generated",
+          authorId: job.owner_id,
+          templateId: outcome.templateId,
+          content,
+        });
       }
       await setLetterStatus(trx, {
         ownerId: job.owner_id,
@@ -268,7 +242,7 @@ async function settle(
     });
 }
 
-async function recordTokens(userId: string, endpoint: string, usage: TokenUsage, local: boolean) {
+export async function recordTokens(userId: string, endpoint: string, usage: TokenUsage, local: boolean) {
   const prices = getConfig().prices;
   await recordUsage({
     userId,
@@ -285,7 +259,6 @@ async function recordTokens(userId: string, endpoint: string, usage: TokenUsage,
     unitPriceUsd: local ? 0 : prices.llmOutputPer1kTokensUsd / 1000,
   });
 }
-export { recordTokens };
 
 /** What a failure means for the job: retried, or final with the key a clinician sees. */
 function classify(error: unknown, job: { attempts: number; kind: "create" | "redo" }) {

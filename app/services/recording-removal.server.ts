@@ -1,7 +1,6 @@
 import {
   deleteLettersOfRecording,
   deleteRecordingRow,
-  listLettersOfRecording,
   listStaleUploadSlots,
   updateRecording,
 } from "~/models/recording.server";
@@ -22,10 +21,8 @@ export async function deleteAll(args: { userId: string; key: unknown }) {
   // Read again after the stop: a run that finished just before it left its transcript key here.
   const recording = await requireRecording(args.userId, args.key);
   const storage = getStorage();
-  const letters = await listLettersOfRecording({ ownerId: args.userId, recordingId: recording.id });
-  const keys = [recording.storage_key, recording.transcript_key, ...letters.map((l) => l.storage_key)].filter(
-    (k): k is string => Boolean(k),
-  );
+  // Letters live in the database (ADR 0012): their rows, with every version, go below.
+  const keys = [recording.storage_key, recording.transcript_key].filter((k): k is string => Boolean(k));
   if (recording.multipart_upload_id) {
     await storage.abortMultipartUpload({ key: recording.storage_key, uploadId: recording.multipart_upload_id });
   }
@@ -39,9 +36,6 @@ export async function deleteAll(args: { userId: string; key: unknown }) {
 export async function forceCleanup(args: { userId: string; key: unknown }) {
   const recording = await requireReady(args.userId, args.key);
   await stopLetterJob({ userId: args.userId, recordingId: recording.id });
-  const storage = getStorage();
-  const letters = await listLettersOfRecording({ ownerId: args.userId, recordingId: recording.id });
-  for (const letter of letters) await storage.delete(letter.storage_key);
   const medicalLettersDeleted = await deleteLettersOfRecording({ ownerId: args.userId, recordingId: recording.id });
   const transcriptDeleted = await removeTranscription({ userId: args.userId, recordingId: recording.id });
   await updateRecording({ ownerId: args.userId, id: recording.id, set: { medical_letter_status: "pending" } });

@@ -4,10 +4,10 @@ import {
   insertSavedPrompt,
   listSavedPrompts,
   lockUser,
-} from "~/models/letter.server";
+} from "~/models/saved-prompt.server";
 import { getDb } from "./db.server";
 import { DomainError } from "./domain-error.server";
-import { MAX_INSTRUCTION_CHARS } from "./letter-editing.server";
+import { MAX_INSTRUCTION_CHARS } from "./letters/refine.server";
 
 // Saved refinement prompts (SPEC §3 "Saved prompt", §5): at most 3 per user, title ≤ 40 characters, text
 // required (≤ the 500 characters an instruction may have). The count is checked under a lock on the user's

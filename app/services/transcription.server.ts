@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import type { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import { CompiledQuery, type Transaction } from "kysely";
+import type { Transaction } from "kysely";
 import { findRecordingByKey } from "~/models/recording.server";
 import type { Database } from "~/models/schema";
 import {
@@ -28,7 +28,7 @@ import {
 import { getConfig } from "./config.server";
 import { getDb } from "./db.server";
 import { DomainError } from "./domain-error.server";
-import { peekJobs } from "./jobs.server";
+import { sendWakeUp } from "./job-wakeup.server";
 import { autoCreateLetter } from "./letters.server";
 import { applyMetadata, MAX_DURATION_SECONDS, requireReady } from "./recordings.server";
 import { getSpeechEngine } from "./speech/engine.server";
@@ -52,30 +52,8 @@ export const MAX_ATTEMPTS = 3;
 
 type Tx = Transaction<Database>;
 
-/** pg-boss's `db` option on top of a kysely transaction: the wake-up is sent with the job, or not at all. */
-function queueIn(trx: Tx) {
-  return {
-    async executeSql(text: string, values: unknown[] = []) {
-      const result = await trx.executeQuery(CompiledQuery.raw(text, values));
-      return { rows: result.rows };
-    },
-  };
-}
-
-async function wake(jobId: string, options: { trx?: Tx; startAfterSeconds?: number } = {}) {
-  const jobs = peekJobs();
-  // Without a queue in this process (tests, a web-only instance) the job stays queued for the sweep.
-  if (!jobs) return;
-  await jobs.boss.send(
-    TRANSCRIPTION_QUEUE,
-    { jobId },
-    {
-      ...(options.trx ? { db: queueIn(options.trx) } : {}),
-      startAfter: options.startAfterSeconds,
-      retryLimit: 0,
-      expireInSeconds: 4 * 60 * 60,
-    },
-  );
+function wake(jobId: string, options: { trx?: Tx; startAfterSeconds?: number } = {}) {
+  return sendWakeUp(TRANSCRIPTION_QUEUE, jobId, { ...options, expireInSeconds: 4 * 60 * 60 });
 }
 
 type TranscribeMetadata = {

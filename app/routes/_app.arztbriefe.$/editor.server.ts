@@ -3,17 +3,19 @@ import { audit } from "~/services/audit.server";
 import { DomainError } from "~/services/domain-error.server";
 import { getFixedTFor, getLanguage } from "~/services/i18n.server";
 import {
-  decideRefinement,
   getLetter,
-  getProposal,
   letterHistory,
   letterKeyFrom,
-  MAX_INSTRUCTION_CHARS,
-  proposeRefinement,
   restoreVersion,
   saveLetter,
   sectionsFor,
 } from "~/services/letter-editing.server";
+import {
+  decideRefinement,
+  getProposal,
+  MAX_INSTRUCTION_CHARS,
+  proposeRefinement,
+} from "~/services/letter-refinement.server";
 import {
   diffSections,
   diffWords,

@@ -1,5 +1,5 @@
 import { redirect } from "@remix-run/node";
-import { findLetterJobOfRecording } from "~/models/letter.server";
+import { findLetterJobOfRecording } from "~/models/letter-job.server";
 import type { LetterStatus } from "~/models/schema";
 import { audit } from "~/services/audit.server";
 import { getDb } from "~/services/db.server";

@@ -1,0 +1,214 @@
+import { sql, type Kysely, type Transaction } from "kysely";
+import { getDb } from "~/services/db.server";
+import type { Database, LetterJobStatus, LetterStatus } from "./schema";
+
+// Letter jobs (ADR 0012): one per recording, claimed atomically and held by a lease its worker renews, as
+// transcription jobs are (transcription.server.ts). The worker names a job by id and acts for the job's owner,
+// whose id it carries; every query a user triggers is scoped by owner (STYLE.md §2).
+
+type Db = Kysely<Database> | Transaction<Database>;
+type Tx = Transaction<Database>;
+
+const jobColumns = [
+  "id",
+  "recording_id",
+  "owner_id",
+  "job_name",
+  "kind",
+  "template_id",
+  "status",
+  "attempts",
+  "lease_until",
+  "error_key",
+  "error_detail",
+  "engine",
+  "created_at",
+  "finished_at",
+] as const;
+
+/** The recording row, locked for this transaction: serialises starting, settling and removing a letter. */
+export async function lockRecordingForLetter(trx: Tx, args: { ownerId: string; recordingId: string }) {
+  return trx
+    .selectFrom("recordings")
+    .where("owner_id", "=", args.ownerId)
+    .where("id", "=", args.recordingId)
+    .select([
+      "id",
+      "storage_key",
+      "transcription_status",
+      "transcript_key",
+      "medical_letter_status",
+      "template_id",
+      "language_code",
+    ])
+    .forUpdate()
+    .executeTakeFirst();
+}
+
+export async function setLetterStatus(
+  db: Db,
+  args: { ownerId: string; recordingId: string; status: LetterStatus; templateId?: string },
+) {
+  await db
+    .updateTable("recordings")
+    .set({
+      medical_letter_status: args.status,
+      ...(args.templateId ? { template_id: args.templateId } : {}),
+      updated_at: new Date(),
+    })
+    .where("owner_id", "=", args.ownerId)
+    .where("id", "=", args.recordingId)
+    .execute();
+}
+
+export async function findLetterJobOfRecording(db: Db, args: { ownerId: string; recordingId: string }) {
+  return db
+    .selectFrom("letter_jobs")
+    .where("owner_id", "=", args.ownerId)
+    .where("recording_id", "=", args.recordingId)
+    .select(jobColumns)
+    .executeTakeFirst();
+}
+
+export async function deleteLetterJobOfRecording(db: Db, args: { ownerId: string; recordingId: string }) {
+  await db
+    .deleteFrom("letter_jobs")
+    .where("owner_id", "=", args.ownerId)
+    .where("recording_id", "=", args.recordingId)
+    .execute();
+}
+
+/** A fresh run: replaces a finished job of the recording (at most one letter job per recording). */
+export async function replaceLetterJob(
+  db: Db,
+  args: {
+    ownerId: string;
+    recordingId: string;
+    jobName: string;
+    kind: "create" | "redo";
+    templateId: string;
+    engine: string;
+  },
+) {
+  await deleteLetterJobOfRecording(db, args);
+  return db
+    .insertInto("letter_jobs")
+    .values({
+      owner_id: args.ownerId,
+      recording_id: args.recordingId,
+      job_name: args.jobName,
+      kind: args.kind,
+      template_id: args.templateId,
+      engine: args.engine,
+      status: "queued",
+      updated_at: new Date(),
+    })
+    .returning(["id", "job_name"])
+    .executeTakeFirstOrThrow();
+}
+
+/** Takes the job for one run: a queued job, or a running one whose lease lapsed. */
+export async function claimLetterJob(id: string, leaseMs: number, now = new Date()) {
+  return getDb()
+    .updateTable("letter_jobs")
+    .set({
+      status: "running",
+      attempts: sql`attempts + 1`,
+      lease_until: new Date(now.getTime() + leaseMs),
+      started_at: sql`coalesce(started_at, ${now})`,
+      updated_at: now,
+    })
+    .where("id", "=", id)
+    .where((eb) =>
+      eb.or([eb("status", "=", "queued"), eb.and([eb("status", "=", "running"), eb("lease_until", "<", now)])]),
+    )
+    .returning(jobColumns)
+    .executeTakeFirst();
+}
+
+export async function renewLetterLease(id: string, attempt: number, leaseMs: number, now = new Date()) {
+  const result = await getDb()
+    .updateTable("letter_jobs")
+    .set({ lease_until: new Date(now.getTime() + leaseMs), updated_at: now })
+    .where("id", "=", id)
+    .where("status", "=", "running")
+    .where("attempts", "=", attempt)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/** Ends a run of `attempt`; a later run (after a lapsed lease) is not overwritten by a late finisher. */
+export async function finishLetterJob(
+  db: Db,
+  args: {
+    id: string;
+    attempt: number;
+    status: Exclude<LetterJobStatus, "running">;
+    errorKey?: string;
+    errorDetail?: string;
+  },
+) {
+  const result = await db
+    .updateTable("letter_jobs")
+    .set({
+      status: args.status,
+      lease_until: null,
+      error_key: args.errorKey ?? null,
+      error_detail: args.errorDetail?.slice(0, 500) ?? null,
+      finished_at: args.status === "queued" ? null : new Date(),
+      updated_at: new Date(),
+    })
+    .where("id", "=", args.id)
+    .where("status", "=", "running")
+    .where("attempts", "=", args.attempt)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+export async function requeueLapsedLetterJobs(now = new Date()) {
+  const rows = await getDb()
+    .updateTable("letter_jobs")
+    .set({ status: "queued", lease_until: null, updated_at: now })
+    .where("status", "=", "running")
+    .where("lease_until", "<", now)
+    .returning("id")
+    .execute();
+  return rows.map((r) => r.id);
+}
+
+export async function listWaitingLetterJobs(before: Date) {
+  return getDb()
+    .selectFrom("letter_jobs")
+    .where("status", "=", "queued")
+    .where("updated_at", "<", before)
+    .select("id")
+    .execute();
+}
+
+/** What a run needs of its recording and transcript. */
+export async function findRecordingForLetter(db: Db, args: { ownerId: string; recordingId: string }) {
+  return db
+    .selectFrom("recordings")
+    .innerJoin("transcripts", "transcripts.recording_id", "recordings.id")
+    .where("recordings.owner_id", "=", args.ownerId)
+    .where("recordings.id", "=", args.recordingId)
+    .select([
+      "recordings.id",
+      "recordings.storage_key",
+      "recordings.language_code",
+      "recordings.template_id",
+      "transcripts.storage_key as transcript_storage_key",
+    ])
+    .executeTakeFirst();
+}
+
+/** The context the doctor attached to a recording (free text, PDF text, patient-record text). */
+export async function listRecordingContext(args: { ownerId: string; recordingId: string }) {
+  return getDb()
+    .selectFrom("recording_context")
+    .where("owner_id", "=", args.ownerId)
+    .where("recording_id", "=", args.recordingId)
+    .select(["kind", "text", "source_name"])
+    .orderBy("created_at", "asc")
+    .execute();
+}
