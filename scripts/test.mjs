@@ -11,6 +11,8 @@ import path from "node:path";
 const reportDir = fs.mkdtempSync(path.join(os.tmpdir(), "skribent-test-"));
 const totals = { passed: 0, failed: 0, skipped: 0 };
 const failures = [];
+/** Names of the failed tests, repeated at the end so a truncated log still says which ones. */
+const failedTests = [];
 
 function run(label, command, args, env = {}) {
   console.log(`\n▶ ${label}`);
@@ -55,6 +57,15 @@ function vitest(label, env) {
     totals.passed += report.numPassedTests;
     totals.failed += report.numFailedTests;
     totals.skipped += report.numPendingTests + (report.numTodoTests ?? 0);
+    for (const suite of report.testResults ?? []) {
+      const file = path.relative(process.cwd(), suite.name);
+      for (const test of suite.assertionResults ?? []) {
+        if (test.status === "failed") failedTests.push(`${label}: ${file} › ${test.fullName}`);
+      }
+      if ((suite.assertionResults ?? []).length === 0 && suite.status === "failed") {
+        failedTests.push(`${label}: ${file} (${(suite.message ?? "").split("\n")[0]})`);
+      }
+    }
   } else if (status !== 0) totals.failed += 1;
   if (status !== 0) failures.push(`vitest (${label})`);
 }
@@ -80,11 +91,24 @@ if (process.env.SKIP_E2E === "1") {
     totals.passed += stats.expected + stats.flaky;
     totals.failed += stats.unexpected;
     totals.skipped += stats.skipped;
+    const report = JSON.parse(fs.readFileSync(file, "utf8"));
+    const walk = (suite, titles) => {
+      for (const spec of suite.specs ?? []) {
+        for (const test of spec.tests ?? []) {
+          if (test.status === "unexpected") {
+            failedTests.push(`playwright [${test.projectName}]: ${spec.file} › ${[...titles, spec.title].join(" › ")}`);
+          }
+        }
+      }
+      for (const child of suite.suites ?? []) walk(child, [...titles, child.title]);
+    };
+    for (const suite of report.suites ?? []) walk(suite, []);
   } else if (status !== 0) totals.failed += 1;
   if (status !== 0) failures.push("playwright");
 }
 
 fs.rmSync(reportDir, { recursive: true, force: true });
+if (failedTests.length > 0) console.log(`\nFailed tests:\n${failedTests.map((name) => `  ✗ ${name}`).join("\n")}`);
 if (failures.length > 0) console.log(`\nFailed: ${failures.join(", ")}`);
 console.log(`\n${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);
 process.exit(failures.length > 0 ? 1 : 0);
