@@ -10,6 +10,7 @@ export default tseslint.config(
       "build/**",
       "public/build/**",
       "public/pe/**",
+      "public/live/**",
       "data/**",
       "node_modules/**",
       "test-results/**",
@@ -52,7 +53,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ["scripts/**/*.mjs", "bench/**/*.mjs", "*.config.js"],
+    files: ["scripts/**/*.mjs", "bench/**/*.mjs", "*.config.js", "server.mjs"],
     languageOptions: { globals: globals.node },
   },
 );

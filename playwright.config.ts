@@ -10,6 +10,8 @@ export const FLAG_PORT = PORT + 2;
 export const SPEECH_PORT = PORT + 5;
 /** The protocol-faithful OpenAI-compatible chat server the main app writes letters with (tests/support/fake-llm-letters.ts). */
 export const LLM_PORT = PORT + 6;
+/** The protocol-faithful Speechmatics realtime server live recording relays to (tests/support/fake-speechmatics-rt.ts). */
+export const RT_PORT = PORT + 7;
 const flagDataDir = `./data/e2e-${FLAG_PORT}`;
 
 function serverEnv(port: number, dataDir: string) {
@@ -32,6 +34,11 @@ const chromiumArgs = [
   "--disable-sync",
   "--no-first-run",
   "--disable-quic",
+  // A microphone that plays a committed consultation (espeak-ng; see tests/e2e/fixtures/README.md), granted
+  // without a prompt; tests that need a denied microphone revoke the permission in their own context.
+  "--use-fake-ui-for-media-stream",
+  "--use-fake-device-for-media-stream",
+  `--use-file-for-fake-audio-capture=${path.resolve("tests/e2e/fixtures/consultation.wav")}`,
 ];
 
 export default defineConfig({
@@ -50,11 +57,16 @@ export default defineConfig({
     launchOptions: { executablePath: "/usr/bin/chromium", args: chromiumArgs },
   },
   projects: [
-    { name: "js", use: { ...devices["Desktop Chrome"], javaScriptEnabled: true } },
+    {
+      name: "js",
+      // The view without JavaScript is the no-js project's alone.
+      testIgnore: /-nojs\.spec\.ts/,
+      use: { ...devices["Desktop Chrome"], javaScriptEnabled: true },
+    },
     {
       name: "no-js",
-      // The JavaScript budget is measured once, with JavaScript on; the upload script's own tests need it.
-      testIgnore: /(js-budget|upload-script)\.spec\.ts/,
+      // The JavaScript budget is measured once, with JavaScript on; the upload script's and live audio's tests need it.
+      testIgnore: /(js-budget|upload-script|live)\.spec\.ts/,
       use: { ...devices["Desktop Chrome"], javaScriptEnabled: false },
     },
   ],
@@ -72,7 +84,13 @@ export default defineConfig({
       timeout: 60_000,
     },
     {
-      command: `rm -rf ${e2eDataDir} build/.e2e-ready && npm run build --silent && touch build/.e2e-ready && npx remix-serve ./build/index.js`,
+      command: `node scripts/fake-speechmatics-rt-server.mjs --port ${RT_PORT}`,
+      port: RT_PORT,
+      reuseExistingServer: false,
+      timeout: 60_000,
+    },
+    {
+      command: `rm -rf ${e2eDataDir} build/.e2e-ready && npm run build --silent && touch build/.e2e-ready && node server.mjs`,
       url: `http://localhost:${PORT}/resources/healthz`,
       reuseExistingServer: false,
       timeout: 120_000,
@@ -82,14 +100,17 @@ export default defineConfig({
         SPEECH_ENGINE: "speechmatics",
         SPEECHMATICS_API_KEY: "test-key",
         SPEECHMATICS_BATCH_URL: `http://127.0.0.1:${SPEECH_PORT}/eu1/v2`,
+        SPEECH_LIVE_ENGINE: "speechmatics",
+        SPEECHMATICS_RT_URL: `ws://127.0.0.1:${RT_PORT}/v2`,
         LLM_ENGINE: "openai",
         LLM_OPENAI_URL: `http://127.0.0.1:${LLM_PORT}/v1`,
         LLM_OPENAI_API_KEY: "test-key",
       },
     },
     {
-      // The same build with disable_user_templates=1, for the flag's tests.
-      command: `until [ -f build/.e2e-ready ]; do sleep 0.2; done; rm -rf ${flagDataDir} && npx remix-serve ./build/index.js`,
+      // The same build with disable_user_templates=1, for the flag's tests, and live audio in direct mode
+      // (SPEECH_LIVE_MODE=direct, ADR 0013): the browser talks to the realtime server itself, with a short-lived key.
+      command: `until [ -f build/.e2e-ready ]; do sleep 0.2; done; rm -rf ${flagDataDir} && node server.mjs`,
       url: `http://localhost:${FLAG_PORT}/resources/healthz`,
       reuseExistingServer: false,
       timeout: 120_000,
@@ -98,6 +119,11 @@ export default defineConfig({
       env: {
         ...serverEnv(FLAG_PORT, flagDataDir),
         DISABLE_USER_TEMPLATES: "1",
+        SPEECHMATICS_API_KEY: "test-key",
+        SPEECH_LIVE_ENGINE: "speechmatics",
+        SPEECH_LIVE_MODE: "direct",
+        SPEECHMATICS_RT_URL: `ws://127.0.0.1:${RT_PORT}/v2`,
+        SPEECHMATICS_MP_URL: `http://127.0.0.1:${RT_PORT}/v1`,
         SPEECH_ENGINE: "local",
         LOCAL_WHISPER_MODEL: path.resolve("../shared/models/for-tests-ggml-tiny.bin"),
         LOCAL_VAD_MODEL: path.resolve("../shared/models/silero_vad.onnx"),

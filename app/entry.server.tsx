@@ -15,6 +15,10 @@ import { applySecurityHeaders, createNonce } from "~/services/security.server";
 // with a readable list of problems (STYLE.md §10).
 if (process.env.SKRIBENT_SKIP_BOOT !== "1") await boot();
 
+// The custom server (server.mjs, ADR 0013) hands WebSocket upgrades of /live/ws to this, inside the build,
+// so the live door shares the app's configuration, database and sessions.
+export { handleLiveUpgrade } from "~/services/live/transport-ws.server";
+
 const ABORT_DELAY = 5_000;
 
 export default async function handleRequest(
@@ -32,6 +36,9 @@ export default async function handleRequest(
     appUrl: config.appUrl,
     nonce,
     formTargets: [new URL(config.oidc.issuer).origin],
+    // Direct-mode live recognition: the browser opens Speechmatics' socket itself (ADR 0013).
+    connectTargets:
+      config.speech.live.mode === "direct" ? [new URL(config.speech.speechmatics.realtimeUrl).origin] : [],
   });
   responseHeaders.set("Cache-Control", "private, no-store");
   const botRequest = isbot(request.headers.get("user-agent") ?? "");

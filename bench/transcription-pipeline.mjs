@@ -87,7 +87,7 @@ async function startFake(dir) {
 }
 
 function startApp(dataDir, fakeUrl) {
-  const app = spawn(process.execPath, ["node_modules/@remix-run/serve/dist/cli.js", "./build/index.js"], {
+  const app = spawn(process.execPath, ["server.mjs"], {
     cwd: ROOT,
     env: {
       ...process.env,
@@ -105,7 +105,7 @@ function startApp(dataDir, fakeUrl) {
     },
     stdio: ["ignore", "pipe", "pipe"],
   });
-  // Kept for a failure report; remix-serve logs every request on stdout.
+  // Kept for a failure report; server.mjs logs every request on stdout.
   let log = "";
   const keep = (chunk) => (log = (log + chunk).slice(-8_000));
   app.stdout.setEncoding("utf8").on("data", keep);

@@ -80,7 +80,7 @@ for (const signal of ["SIGINT", "SIGTERM"])
 
 async function startApp(dataDir, logFile) {
   const log = fs.openSync(logFile, "a");
-  const server = spawn(process.execPath, ["node_modules/@remix-run/serve/dist/cli.js", "./build/index.js"], {
+  const server = spawn(process.execPath, ["server.mjs"], {
     env: {
       ...process.env,
       PORT: String(APP_PORT),

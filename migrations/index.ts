@@ -5,6 +5,7 @@ import * as m0003 from "./0003_recording_uploads";
 import * as m0004 from "./0004_multipart_uploads";
 import * as m0005 from "./0005_transcription";
 import * as m0006 from "./0006_letters";
+import * as m0007 from "./0007_live_sessions";
 
 // Static imports: kysely's FileMigrationProvider cannot import .ts under plain
 // Node (STACK-NOTES pitfall 5). Append new migrations here, in order.
@@ -15,4 +16,5 @@ export const migrations: Record<string, Migration> = {
   "0004_multipart_uploads": m0004,
   "0005_transcription": m0005,
   "0006_letters": m0006,
+  "0007_live_sessions": m0007,
 };

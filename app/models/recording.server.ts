@@ -23,6 +23,9 @@ const fileColumns = [
   "multipart_part_size",
   "multipart_part_count",
   "declared_size",
+  "created_via",
+  "source_type",
+  "original_mime_type",
 ] as const;
 
 export async function findRecordingByKey({ ownerId, key }: { ownerId: string; key: string }) {
@@ -136,11 +139,15 @@ export async function addRecordingContext(args: {
     .execute();
 }
 
-/** Maintenance across owners: upload slots never confirmed. */
+/**
+ * Maintenance across owners: upload slots never confirmed. Only uploads (created_via null): a live recording
+ * waiting for the browser's copy of its audio already holds a transcript, which must not go with it.
+ */
 export async function listStaleUploadSlots({ before }: { before: Date }) {
   return getDb()
     .selectFrom("recordings")
     .where("upload_status", "=", "awaiting_upload")
+    .where("created_via", "is", null)
     .where("created_at", "<", before)
     .select(["id", "owner_id", "storage_key", "multipart_upload_id"])
     .execute();

@@ -1,4 +1,7 @@
 import type { ColumnType, Generated, Insertable, Selectable } from "kysely";
+import type { LiveAudioTable, LiveMessagesTable, LiveSessionsTable } from "./schema-live";
+
+export type { LiveSessionStatus } from "./schema-live";
 
 // Hand-kept types of the tables in migrations/ (STYLE.md §2). Statuses are the
 // exact SPEC §4 unions.
@@ -10,8 +13,8 @@ export type LetterStatus = (typeof letterStatuses)[number];
 export const transcriptionModes = ["transcript", "transcript_and_letter"] as const;
 export type TranscriptionMode = (typeof transcriptionModes)[number];
 
-type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
-type CreatedAt = ColumnType<Date, Date | string | undefined, never>;
+export type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
+export type CreatedAt = ColumnType<Date, Date | string | undefined, never>;
 
 export interface UsersTable {
   id: Generated<string>;
@@ -98,6 +101,13 @@ export interface RecordingsTable {
   multipart_part_size: number | null;
   multipart_part_count: number | null;
   declared_size: ColumnType<string | null, number | null | undefined, number | null>;
+  /** Migration 0007: null for an upload, "realtime" for a saved live recording (SPEC §3). */
+  created_via: "realtime" | null;
+  source_type: "realtime_recording" | null;
+  /** The recorder's MIME type of a live recording, as the browser reported it. */
+  original_mime_type: string | null;
+  /** A live save's payload fingerprint: a retried save finds the first one (unique per owner). */
+  save_fingerprint: string | null;
 }
 
 export interface RecordingContextTable {
@@ -278,6 +288,9 @@ export interface Database {
   letter_jobs: LetterJobsTable;
   letter_proposals: LetterProposalsTable;
   saved_prompts: SavedPromptsTable;
+  live_sessions: LiveSessionsTable;
+  live_audio: LiveAudioTable;
+  live_messages: LiveMessagesTable;
 }
 
 export type User = Selectable<UsersTable>;

@@ -1,10 +1,34 @@
 import { apiJson, apiPost } from "~/services/api.server";
 import { audit } from "~/services/audit.server";
+import { createRealtimeUploadSlot } from "~/services/live/save-upload.server";
 import { createUploadSlot } from "~/services/recordings.server";
 
 // SPEC §7 POST /api/get-upload-url { file_name, file_type, language_code, additional_context? }
 // → { url, key, record_id, context_uploaded }. The key is made on the server.
+// Live variant { file_name, file_type, specific_key }: the browser's copy of a live recording this user saved
+// (save-realtime-transcript); the recorder's formats are accepted here only.
 export const action = apiPost(async ({ request, user, body }) => {
+  if (body.specific_key !== undefined) {
+    const live = await createRealtimeUploadSlot({
+      userId: user.id,
+      specificKey: body.specific_key,
+      fileType: body.file_type,
+    });
+    await audit({
+      userId: user.id,
+      action: "recording.live-upload-slot",
+      entityType: "recording",
+      entityId: live.record_id,
+      outcome: "success",
+      request,
+    });
+    return apiJson({
+      url: live.url,
+      key: live.key,
+      record_id: live.record_id,
+      context_uploaded: live.context_uploaded,
+    });
+  }
   const slot = await createUploadSlot({
     userId: user.id,
     fileName: body.file_name,

@@ -79,6 +79,9 @@ async function shutdown(running: Running) {
   const force = setTimeout(() => process.exit(1), 15_000);
   force.unref();
   try {
+    const live = await import("./live/runner.server");
+    await live.closeAllRuns();
+    await (await import("./live/bus.server")).stopBus();
     await running.jobs.stop();
     await running.stopProvider?.();
     await running.database.close();

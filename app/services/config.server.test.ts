@@ -48,6 +48,21 @@ describe("configuration", () => {
     expect(production).toMatch(/OIDC_ISSUER: is required in production/);
     expect(production).toMatch(/COOKIE_SECRET: is required in production/);
     expect(production).toMatch(/APP_URL: is required in production/);
+    // Direct live mode only reaches Speechmatics; the embedded engine needs the relay.
+    expect(problems({ SPEECH_LIVE_MODE: "direct" })).toMatch(/SPEECH_LIVE_MODE: direct needs SPEECH_LIVE_ENGINE/);
+    expect(problems({ SPEECH_LIVE_MODE: "sideways" })).toMatch(/SPEECH_LIVE_MODE/);
+  });
+
+  it("relays live audio unless told to let the browser talk to Speechmatics directly", () => {
+    const base = { DATA_DIR: "/tmp/skribent-config-test", COOKIE_SECRET: "c".repeat(32) };
+    expect(buildConfig(parseEnv(base)).speech.live).toEqual({ engine: "local", mode: "relay" });
+    const direct = {
+      ...base,
+      SPEECH_LIVE_MODE: "direct",
+      SPEECH_LIVE_ENGINE: "speechmatics",
+      SPEECHMATICS_API_KEY: "k",
+    };
+    expect(buildConfig(parseEnv(direct)).speech.live).toEqual({ engine: "speechmatics", mode: "direct" });
   });
 
   it("lets only the allowlist reach the browser", () => {

@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { z } from "zod";
+import { engineIssues, llmConfig, speechConfig } from "./config-engines.server";
 
 // Configuration is read once, at boot, and validated with zod (STYLE.md §10).
 // SPEC §7's "runtime config file fetched from the site root" becomes this
@@ -90,6 +91,10 @@ const schema = z
     LOCAL_SEGMENTATION_MODEL: z.string().min(1).optional(),
     LOCAL_SPEAKER_EMBEDDING_MODEL: z.string().min(1).optional(),
     LOCAL_THREADS: z.coerce.number().int().min(1).max(64).default(2),
+    SPEECH_LIVE_ENGINE: z.enum(["local", "speechmatics"]).optional(),
+    SPEECH_LIVE_MODE: z.enum(["relay", "direct"]).default("relay"),
+    SPEECHMATICS_RT_URL: z.string().url().default("wss://eu.rt.speechmatics.com/v2"),
+    SPEECHMATICS_MP_URL: z.string().url().default("https://mp.speechmatics.com/v1"),
 
     LLM_ENGINE: z.enum(["local", "openai"]).default("local"),
     LLM_OPENAI_URL: optionalUrl,
@@ -131,12 +136,7 @@ const schema = z
         "MFILES_BASE_URL, MFILES_VAULT_GUID, MFILES_USERNAME, MFILES_PASSWORD and MFILES_PATIENT_ID_PROPERTY are required when PATIENT_RECORDS_DRIVER=mfiles",
       ]);
     if (env.STORAGE_DRIVER === "s3" && !env.S3_BUCKET) issues.push(["S3_BUCKET", "is required when STORAGE_DRIVER=s3"]);
-    if (env.SPEECH_ENGINE === "speechmatics" && !env.SPEECHMATICS_API_KEY)
-      issues.push(["SPEECHMATICS_API_KEY", "is required when SPEECH_ENGINE=speechmatics"]);
-    if (env.SPEECH_ENGINE === "openai" && !env.OPENAI_TRANSCRIBE_URL)
-      issues.push(["OPENAI_TRANSCRIBE_URL", "is required when SPEECH_ENGINE=openai"]);
-    if (env.LLM_ENGINE === "openai" && !env.LLM_OPENAI_URL)
-      issues.push(["LLM_OPENAI_URL", "is required when LLM_ENGINE=openai"]);
+    issues.push(...engineIssues(env));
     for (const [key, message] of issues) ctx.addIssue({ code: z.ZodIssueCode.custom, path: [key], message });
   });
 
@@ -174,48 +174,6 @@ function persistedDevSecret(dataDir: string, name: string): string {
 }
 
 /** Model files are named relative to MODELS_DIR unless given as absolute paths. */
-function speechConfig(env: Env) {
-  const modelsDir = path.resolve(env.MODELS_DIR);
-  const model = (name: string | undefined) => (name ? path.resolve(modelsDir, name) : undefined);
-  return {
-    engine: env.SPEECH_ENGINE,
-    speechmatics: { apiKey: env.SPEECHMATICS_API_KEY, batchUrl: env.SPEECHMATICS_BATCH_URL.replace(/\/$/, "") },
-    openai: {
-      baseUrl: env.OPENAI_TRANSCRIBE_URL?.replace(/\/$/, ""),
-      apiKey: env.OPENAI_TRANSCRIBE_API_KEY,
-      model: env.OPENAI_TRANSCRIBE_MODEL,
-    },
-    local: {
-      modelsDir,
-      whisperModel: model(env.LOCAL_WHISPER_MODEL)!,
-      vadModel: model(env.LOCAL_VAD_MODEL)!,
-      segmentationModel: model(env.LOCAL_SEGMENTATION_MODEL),
-      embeddingModel: model(env.LOCAL_SPEAKER_EMBEDDING_MODEL),
-      threads: env.LOCAL_THREADS,
-    },
-  };
-}
-
-function llmConfig(env: Env) {
-  const modelsDir = path.resolve(env.MODELS_DIR);
-  return {
-    engine: env.LLM_ENGINE,
-    contextTokens: env.LLM_CONTEXT_TOKENS,
-    timeoutMs: env.LLM_TIMEOUT_SECONDS * 1000,
-    openai: {
-      baseUrl: env.LLM_OPENAI_URL?.replace(/\/$/, ""),
-      apiKey: env.LLM_OPENAI_API_KEY,
-      model: env.LLM_OPENAI_MODEL,
-      structuredOutput: env.LLM_OPENAI_STRUCTURED_OUTPUT,
-    },
-    local: {
-      modelsDir,
-      model: path.resolve(modelsDir, env.LOCAL_LLM_MODEL),
-      threads: env.LOCAL_LLM_THREADS,
-    },
-  };
-}
-
 export function buildConfig(env: Env) {
   const dataDir = path.resolve(env.DATA_DIR);
   const appUrl = (env.APP_URL ?? `http://localhost:${env.PORT}`).replace(/\/$/, "");

@@ -4,6 +4,30 @@ import { getLanguageModel } from "./llm/engine.server";
 import { mediaConversionHealthCheck } from "./media-probe.server";
 import { getSpeechEngine } from "./speech/engine.server";
 import { getStorage } from "./storage.server";
+import { getLiveEngine } from "./live/engine.server";
+import { createRealtimeToken } from "./live/speechmatics-token.server";
+
+async function liveSpeechCheck(): Promise<{ status: CheckStatus; detail?: string }> {
+  const { live, speechmatics } = getConfig().speech;
+  const engine = await getLiveEngine().check(TIMEOUT_MS - 500);
+  const parts = [`live engine ${live.engine}: ${engine.detail ?? engine.status}`];
+  let status: CheckStatus = engine.status;
+  // /api/speechmatics-jwt is served whenever a Speechmatics key is configured: ask for a temporary key.
+  if (speechmatics.apiKey) {
+    try {
+      await createRealtimeToken({
+        apiKey: speechmatics.apiKey,
+        managementUrl: speechmatics.managementUrl,
+        timeoutMs: 2_000,
+      });
+      parts.push("temporary keys: issued");
+    } catch (error) {
+      status = "error";
+      parts.push(`temporary keys: ${error instanceof Error ? error.message : "request failed"}`);
+    }
+  }
+  return { status, detail: parts.join("; ") };
+}
 
 // SPEC §3 "Health check". Every entry is a live check with a time-out; a
 // service that is not configured (or not built yet) says so — never a
@@ -38,8 +62,11 @@ const checks = new Map<string, Check>([
   ["storage", async () => getStorage().check(TIMEOUT_MS)],
   ["media_conversion", () => mediaConversionHealthCheck()],
   // The configured speech engine's own live check (Speechmatics and OpenAI-compatible servers are asked;
-  // the local engine checks its model files). Batch engines need no token service.
+  // the local engine checks its model files).
   ["speech_recognition", () => getSpeechEngine().check(TIMEOUT_MS - 200)],
+  // The live side (ADR 0013): the live engine's own check (the relay's handshake, or the local models) and, when
+  // a Speechmatics key is configured, the token service.
+  ["speech_token", () => liveSpeechCheck()],
   [
     "speech_service",
     async () => {

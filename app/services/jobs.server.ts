@@ -6,6 +6,7 @@ import { deleteExpiredPendingPosts } from "./pending-post.server";
 import { pruneRateLimits } from "./rate-limit.server";
 import { deleteStaleUploads } from "./recording-removal.server";
 import { LETTER_QUEUE, runLetterJob, sweepLetterJobs } from "./letters.server";
+import { sweepLiveSessions } from "./live/sessions.server";
 import { runTranscriptionJob, sweepTranscriptionJobs, TRANSCRIPTION_QUEUE } from "./transcription.server";
 
 // The durable queue lives in the database (pg-boss, ADR 0005). It talks through
@@ -73,10 +74,12 @@ export async function startJobs(options: { pool: pg.Pool; work: boolean; schedul
     await boss.work<{ jobId: string }>(queues.letter, { batchSize: 1, pollingIntervalSeconds: 1 }, async ([job]) => {
       if (job?.data?.jobId) await runLetterJob(job.data.jobId);
     });
-    // One sweep for both kinds of job: lapsed leases back to the queue, lost wake-ups re-sent.
+    // One sweep for every kind of job: lapsed leases back to the queue, lost wake-ups re-sent, live sessions of
+    // dead runners paused and abandoned ones deleted.
     await boss.work(queues.transcriptionSweep, async () => {
       await sweepTranscriptionJobs();
       await sweepLetterJobs();
+      await sweepLiveSessions();
     });
     if (options.schedule !== false) {
       await boss.schedule(queues.expireSessions, "*/5 * * * *");

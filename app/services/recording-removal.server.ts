@@ -5,6 +5,8 @@ import {
   updateRecording,
 } from "~/models/recording.server";
 import { deleteContextUploadByKey, listStaleContextUploads } from "~/models/context-upload.server";
+import { isLiveRecording } from "~/models/live-recording.server";
+import { liveUploadKey } from "./live/save-upload.server";
 import { requireReady, requireRecording } from "./recordings.server";
 import { getStorage } from "./storage.server";
 import { stopLetterJob } from "./letters.server";
@@ -23,6 +25,8 @@ export async function deleteAll(args: { userId: string; key: unknown }) {
   const storage = getStorage();
   // Letters live in the database (ADR 0012): their rows, with every version, go below.
   const keys = [recording.storage_key, recording.transcript_key].filter((k): k is string => Boolean(k));
+  // A live recording may have a browser copy PUT but never confirmed; deleting a missing object is a no-op.
+  if (isLiveRecording(recording)) keys.push(liveUploadKey(recording.storage_key));
   if (recording.multipart_upload_id) {
     await storage.abortMultipartUpload({ key: recording.storage_key, uploadId: recording.multipart_upload_id });
   }
@@ -53,6 +57,7 @@ const STALE_AFTER_MS = 24 * 3_600_000;
 /**
  * Maintenance (not a user action, so not owner-scoped): upload slots never
  * confirmed and context PDFs never read are removed after a day, objects first.
+ * Live recordings waiting for the browser's audio are never swept (listStaleUploadSlots).
  */
 export async function deleteStaleUploads(now = new Date()) {
   const before = new Date(now.getTime() - STALE_AFTER_MS);

@@ -11,6 +11,7 @@ import {
   listReadyRecordings,
   updateRecording,
 } from "~/models/recording.server";
+import { isLiveRecording, LIVE_CREATED_VIA, LIVE_SOURCE_TYPE } from "~/models/live-recording.server";
 import { checkAdditionalContext, checkDisplayName, normaliseTags, sanitiseFileName } from "~/models/recording-rules";
 import { templateLanguageFrom } from "~/models/template-rules";
 import { transcriptionModes, type TranscriptionMode } from "~/models/schema";
@@ -108,7 +109,9 @@ export async function createUploadSlot(args: SlotRequest) {
  */
 export async function confirmUpload({ userId, key }: { userId: string; key: unknown }) {
   const recording = await requireRecording(userId, key);
-  if (recording.upload_status === "ready") return recording;
+  // A live recording's audio is made or checked on its own path (the server's copy, confirm-realtime-audio),
+  // in recorder formats; one still waiting for it holds a transcript, so the upload check must not reject it.
+  if (recording.upload_status === "ready" || isLiveRecording(recording)) return recording;
   const storage = getStorage();
   const head = await storage.head(recording.storage_key);
   if (!head) throw new DomainError("invalid", "recordings:errors.notUploadedYet");
@@ -229,6 +232,15 @@ export async function listFiles({ userId }: { userId: string }) {
       source_key: r.storage_key,
       original_filename: r.original_filename,
       transcription_mode: r.transcription_mode,
+      // SPEC §3 "Live-recording audio metadata", on live recordings only: an upload's answer stays as it was.
+      ...(isLiveRecording(r) && {
+        created_via: LIVE_CREATED_VIA,
+        source_type: LIVE_SOURCE_TYPE,
+        is_realtime: "true",
+        transcription_status: r.transcription_status,
+        original_mime_type: r.original_mime_type,
+        duration: r.duration_seconds,
+      }),
     },
   }));
 }
@@ -267,8 +279,22 @@ export async function requireReady(userId: string, key: unknown) {
   return recording;
 }
 
+// Keys are made on the server with the stored file's container as extension (an upload's .mp3/.wav, a live
+// recording's .webm/.m4a/.mp3/.wav), so the extension names what the player receives.
+const PLAYBACK_TYPES: Record<string, string> = {
+  mp3: "audio/mpeg",
+  wav: "audio/wav",
+  webm: "audio/webm",
+  m4a: "audio/mp4",
+  ogg: "audio/ogg",
+};
+
+export function playbackContentType(key: string) {
+  return PLAYBACK_TYPES[/\.([a-z0-9]+)$/.exec(key)?.[1] ?? ""] ?? "application/octet-stream";
+}
+
 export async function getPlaybackUrl(args: { userId: string; key: unknown }) {
   const recording = await requireReady(args.userId, args.key);
-  const contentType = recording.declared_type === "audio/mpeg" ? "audio/mpeg" : "audio/wav";
+  const contentType = playbackContentType(recording.storage_key);
   return getStorage().createDownloadUrl({ key: recording.storage_key, contentType, expiresInSeconds: 300 });
 }

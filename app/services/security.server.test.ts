@@ -56,5 +56,14 @@ describe("applySecurityHeaders", () => {
     expect(csp).toContain("'nonce-abc'");
     expect(csp).toContain("frame-ancestors 'none'");
     expect(csp).not.toContain("unsafe-inline");
+    expect(csp).toContain("connect-src 'self';");
+  });
+  it("lets scripts reach only the extra origins it is given (direct-mode live recognition)", () => {
+    const csp = applySecurityHeaders(new Headers(), {
+      appUrl: app,
+      nonce: "abc",
+      connectTargets: ["wss://eu.rt.speechmatics.com"],
+    }).get("Content-Security-Policy")!;
+    expect(csp).toContain("connect-src 'self' wss://eu.rt.speechmatics.com;");
   });
 });

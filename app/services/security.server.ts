@@ -7,7 +7,8 @@ export function createNonce() {
   return randomBytes(16).toString("base64");
 }
 
-export function contentSecurityPolicy(options: { nonce: string; formTargets: string[] }) {
+/** `connectTargets`: origins scripts may reach besides our own (direct-mode live recognition, ADR 0013). */
+export function contentSecurityPolicy(options: { nonce: string; formTargets: string[]; connectTargets?: string[] }) {
   return [
     "default-src 'self'",
     `script-src 'nonce-${options.nonce}' 'strict-dynamic'`,
@@ -15,7 +16,7 @@ export function contentSecurityPolicy(options: { nonce: string; formTargets: str
     "img-src 'self' data: blob:",
     "media-src 'self' blob:",
     "font-src 'self'",
-    "connect-src 'self'",
+    `connect-src 'self' ${(options.connectTargets ?? []).join(" ")}`.trim(),
     "object-src 'none'",
     "base-uri 'none'",
     // Chromium applies form-action to the redirect after a POST (logout goes to the provider).
@@ -26,12 +27,16 @@ export function contentSecurityPolicy(options: { nonce: string; formTargets: str
 
 export function applySecurityHeaders(
   headers: Headers,
-  options: { appUrl: string; nonce?: string; formTargets?: string[] },
+  options: { appUrl: string; nonce?: string; formTargets?: string[]; connectTargets?: string[] },
 ) {
   if (options.nonce)
     headers.set(
       "Content-Security-Policy",
-      contentSecurityPolicy({ nonce: options.nonce, formTargets: options.formTargets ?? [] }),
+      contentSecurityPolicy({
+        nonce: options.nonce,
+        formTargets: options.formTargets ?? [],
+        connectTargets: options.connectTargets,
+      }),
     );
   else headers.set("Content-Security-Policy", "default-src 'none'; frame-ancestors 'none'");
   headers.set("X-Content-Type-Options", "nosniff");

@@ -15,6 +15,7 @@ import { runExpireSessions } from "~/services/jobs.server";
 import { getStorage } from "~/services/storage.server";
 import { makeFake, makeSpeechWav, makeTempDir, removeTempDir } from "../support/audio-fixtures";
 import { apiClientFor, type ApiClient } from "../support/api-client";
+import { livePayload, recordingOf, saveLive } from "../support/live-save";
 import { callRoute, setupTestApp } from "../setup/app";
 
 // Contract tests for the recordings rows of SPEC §7, as an external client:
@@ -50,22 +51,14 @@ export function recordingsApiSuite(storage: "local" | "s3") {
     return callRoute(
       storagePut,
       new Request(url, { method: "PUT", headers: { "Content-Type": contentType }, body: new Uint8Array(bytes) }),
-      {
-        "*": key,
-      },
+      { "*": key },
     );
   }
 
   /** A fresh upload slot for a WAV, as get-upload-url answers it. */
   async function requestSlot(client: Client, fileName: string) {
-    const response = await callRoute(
-      uploadUrlAction,
-      client("/api/get-upload-url", {
-        method: "POST",
-        json: { file_name: fileName, file_type: "audio/wav", language_code: "de" },
-      }),
-    );
-    return response.json();
+    const json = { file_name: fileName, file_type: "audio/wav", language_code: "de" };
+    return (await callRoute(uploadUrlAction, client("/api/get-upload-url", { method: "POST", json }))).json();
   }
 
   /** get-upload-url → PUT the bytes → update-file-metadata, like the browser does. */
@@ -195,11 +188,15 @@ export function recordingsApiSuite(storage: "local" | "s3") {
       const anna = await as("anna-berger");
       const slot = await requestSlot(anna, "x.wav");
       await putBytes(slot.url, fs.readFileSync(wav), "audio/wav");
+      // Not an upload slot: a live recording waiting for the browser's audio, its transcript saved (issue 7).
+      const live = await (await saveLive(anna, livePayload())).json();
       await runExpireSessions(new Date(Date.now() + 23 * 3_600_000));
       expect(await getStorage().head(slot.key)).not.toBeNull();
       const swept = await runExpireSessions(new Date(Date.now() + 25 * 3_600_000));
       expect(swept.uploads.slots).toBeGreaterThanOrEqual(1);
       expect(await getStorage().head(slot.key)).toBeNull();
+      expect((await recordingOf(live.audio_key)).upload_status).toBe("awaiting_upload");
+      expect(await getStorage().head(live.transcript_key)).not.toBeNull();
       expect(
         await getDb().selectFrom("recordings").where("storage_key", "=", slot.key).select("id").executeTakeFirst(),
       ).toBeUndefined();

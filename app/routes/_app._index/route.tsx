@@ -12,6 +12,7 @@ import { audit } from "~/services/audit.server";
 import { getConfig } from "~/services/config.server";
 import { DomainError } from "~/services/domain-error.server";
 import { getFixedTFor, getLanguage } from "~/services/i18n.server";
+import { findResumableLiveSession } from "~/services/live/sessions.server";
 import { getPlaybackUrl } from "~/services/recordings.server";
 import { requireUser } from "~/services/session.server";
 import { setToast } from "~/services/toast.server";
@@ -27,6 +28,7 @@ import {
 } from "./actions.server";
 import { DeleteDialog, EditDialog, PlayerDialog } from "./dialogs";
 import { RecordingList } from "./recording-list";
+import type { LiveResume } from "./record-panel";
 import { UploadPanel } from "./upload-panel";
 
 // SPEC §2 "Audio section": the upload panel and the recordings list. Dialogs
@@ -34,8 +36,8 @@ import { UploadPanel } from "./upload-panel";
 // so everything works without JavaScript.
 
 export const handle: RouteHandle = {
-  i18n: ["common", "recordings", "transcriptions"],
-  scripts: ["shell", "audio", "upload"],
+  i18n: ["common", "recordings", "transcriptions", "live"],
+  scripts: ["shell", "audio", "upload", "record"],
 };
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data?.title ?? "Skribent" }];
@@ -46,11 +48,21 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const url = new URL(request.url);
   const t = await getFixedTFor(language, ["common", "recordings", "transcriptions"]);
   const templateLanguage = toTemplateLanguage(language);
-  const [rows, templates, failures] = await Promise.all([
+  const tab = url.searchParams.get("tab") === "record" ? ("record" as const) : ("upload" as const);
+  const [rows, templates, failures, live] = await Promise.all([
     listReadyRecordings({ ownerId: user.id }),
     listUserTemplates({ userId: user.id, language: templateLanguage }),
     listFailedJobReasons({ ownerId: user.id }),
+    tab === "record" ? findResumableLiveSession(user.id) : null,
   ]);
+  // Only what the widget shows of an unfinished live session (SPEC §4: offered to continue or save).
+  const resume: LiveResume | null = live
+    ? {
+        id: live.id,
+        seconds: live.seconds,
+        transcript: live.transcript.map((s) => ({ speaker: s.speaker, text: s.text })),
+      }
+    : null;
   const numbers = recordingNumbers(rows.map((r) => r.storage_key));
   const recordings = rows.map((r) => ({
     key: r.storage_key,
@@ -95,7 +107,9 @@ export async function loader({ request }: LoaderFunctionArgs) {
     island: dialog?.kind === "play",
     title: `${t("audio.title")} · Skribent`,
     language,
-    tab: url.searchParams.get("tab") === "record" ? ("record" as const) : ("upload" as const),
+    tab,
+    resume,
+    liveMode: getConfig().speech.live.mode,
     patientRecords: !getConfig().flags.disableMfiles,
     recordings,
     selected: selected ?? null,
@@ -169,6 +183,8 @@ export default function AudioSection() {
         language={data.language}
         templates={data.templates}
         patientRecords={data.patientRecords}
+        resume={data.resume}
+        liveMode={data.liveMode}
       />
       <RecordingList recordings={data.recordings} language={data.language} />
       {data.selected && data.dialog?.kind === "play" ? (

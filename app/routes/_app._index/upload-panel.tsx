@@ -2,6 +2,7 @@ import { Form, Link } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import type { Language } from "~/i18n";
 import { ADDITIONAL_CONTEXT_MAX, ADDITIONAL_CONTEXT_WARN_ABOVE } from "~/models/recording-rules";
+import { RecordPanel, type LiveMode, type LiveResume } from "./record-panel";
 import { button, quiet } from "./shared";
 
 type TemplateChoice = { id: string; name: string };
@@ -12,12 +13,18 @@ export function UploadPanel({
   language,
   templates,
   patientRecords,
+  resume = null,
+  liveMode = "relay",
 }: {
   tab: "record" | "upload";
   language: Language;
   templates: { system: TemplateChoice[]; custom: TemplateChoice[] };
   /** Only when disable_mfiles is 0. */
   patientRecords: boolean;
+  /** An unfinished live session to offer on the record tab. */
+  resume?: LiveResume | null;
+  /** How live audio travels (SPEECH_LIVE_MODE, ADR 0013). */
+  liveMode?: LiveMode;
 }) {
   const { t } = useTranslation("recordings");
   const tabClass = (active: boolean) =>
@@ -39,9 +46,7 @@ export function UploadPanel({
       </nav>
       <div className="rounded-b-lg bg-white p-4">
         {tab === "record" ? (
-          <p className="text-sm text-slate-700" data-record-later>
-            {t("audio.recordLater")}
-          </p>
+          <RecordPanel language={language} templates={templates} resume={resume} mode={liveMode} />
         ) : (
           <Form
             method="post"

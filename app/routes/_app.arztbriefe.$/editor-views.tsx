@@ -1,6 +1,7 @@
 import { Form } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { button, quiet } from "~/components/ui/buttons";
+import { liveMessageAttributes } from "~/live/client/messages";
 import type { EditorActionData, EditorSection, SavedPromptView } from "./types";
 
 // The letter itself (structured form or read-only text) and the refinement side panel. Without JavaScript
@@ -148,6 +149,31 @@ export function TextView({
   );
 }
 
+const DICTATION_STATES = ["disconnected", "connecting", "connected", "disconnecting", "error"] as const;
+
+/**
+ * Dictation into the instruction (issue 7): hidden without JavaScript; letter.js shows it and loads
+ * public/live/dictation.js on the first click, which then drives it through `data-state` (SPEC §4).
+ */
+function VoiceInput() {
+  const { t, i18n } = useTranslation("live");
+  return (
+    <button
+      type="button"
+      className={`${quiet} disabled:opacity-50`}
+      hidden
+      aria-pressed="false"
+      data-voice-input
+      data-state="disconnected"
+      data-language={i18n.language === "en" ? "en" : "de"}
+      {...liveMessageAttributes(t)}
+      {...Object.fromEntries(DICTATION_STATES.map((state) => [`data-msg-label-${state}`, t(`dictation.${state}`)]))}
+    >
+      {t("dictation.disconnected")}
+    </button>
+  );
+}
+
 /**
  * SPEC §2 side panel: section selector, a 500-character instruction, Update, voice input (issue 7), saved
  * prompts and the Save prompt dialog. "Update" asks for a proposal; nothing changes until it is accepted.
@@ -223,18 +249,10 @@ export function RefinePanel({
           >
             {t("refine.update")}
           </button>
-          {/* Dictation arrives with live recording (issue 7), which wires this button. */}
-          <button
-            type="button"
-            disabled
-            className={`${quiet} cursor-not-allowed opacity-50`}
-            title={t("refine.voiceLater")}
-            aria-label={`${t("refine.voice")} – ${t("refine.voiceLater")}`}
-            data-voice-input
-          >
-            {t("refine.voice")}
-          </button>
+          <VoiceInput />
         </div>
+        <p className="text-sm text-slate-500 italic" aria-live="polite" hidden data-dictation-partial />
+        <p role="alert" className="text-sm text-red-700" hidden data-dictation-error />
         <details
           className="rounded-md border border-slate-200 p-3"
           open={Boolean(refine?.promptError)}

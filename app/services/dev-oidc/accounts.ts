@@ -48,6 +48,28 @@ export const demoAccounts: DemoAccount[] = [
     role: "clinician",
   },
   {
+    // Two more clinicians, so that demonstrations (and the live-recording end-to-end tests) can fill a
+    // workspace without touching the others'.
+    id: "max-hoffmann",
+    email: "max.hoffmann@mvz-sued.example",
+    emailVerified: true,
+    givenName: "Max",
+    familyName: "Hoffmann",
+    name: "Dr. med. Max Hoffmann",
+    locale: "de",
+    role: "clinician",
+  },
+  {
+    id: "sara-yilmaz",
+    email: "sara.yilmaz@klinikum-nord.example",
+    emailVerified: true,
+    givenName: "Sara",
+    familyName: "Yilmaz",
+    name: "Dr. med. Sara Yilmaz",
+    locale: "de",
+    role: "clinician",
+  },
+  {
     id: "ops-admin",
     email: `admin@${OPERATOR_DEMO_DOMAIN}`,
     emailVerified: true,

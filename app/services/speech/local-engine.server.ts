@@ -4,10 +4,9 @@ import {
   NATIVE_ADVICE,
   nativeModuleProblems,
   probeModels,
-  type NativeWhisperModel,
   type SherpaAddon,
   type SherpaOnnx,
-  type SmartWhisperAddon,
+  type SherpaVad,
 } from "./local-native.server";
 import {
   readAllSamples,
@@ -18,14 +17,7 @@ import {
   type SampleRange,
   type WavInfo,
 } from "./local-wav.server";
-import {
-  assignSpeakers,
-  withoutPromptEcho,
-  wordsFromWhisper,
-  type SpeakerTurn,
-  type WhisperSegment,
-  type WindowPiece,
-} from "./local-words.server";
+import { assignSpeakers, type SpeakerTurn, type WindowPiece } from "./local-words.server";
 import {
   diarizationEnabled,
   fileProblem,
@@ -34,8 +26,11 @@ import {
   modelsError,
   type LocalSpeechConfig,
 } from "./local-models.server";
-import { SpeechEngineError, type EngineHealth, type EngineWord, type SpeechEngine } from "./types";
+import { type EngineHealth, type EngineWord, type SpeechEngine } from "./types";
 import { whisperPrompt } from "./vocabulary.server";
+import { whisperWorker } from "./local-whisper.server";
+
+export { whisperParams, whisperWorker, type WhisperWorker } from "./local-whisper.server";
 
 // The embedded speech engine (ADR 0011): nothing leaves the machine.
 //
@@ -50,7 +45,8 @@ import { whisperPrompt } from "./vocabulary.server";
 //   covers each window and long silences (where Whisper likes to invent text) are never shown to it. Token
 //   times are mapped back through the window's pieces.
 // - whisper.cpp runs on a libuv worker thread (smart-whisper's AsyncWorker) with `threads` threads, so the
-//   event loop stays free; one window at a time per engine, which bounds memory to one whisper state.
+//   event loop stays free; one window at a time per model file and process (`whisperWorker`, shared with the
+//   live engine, whose segments go first), which bounds memory to one model and one whisper state.
 //   whisper.cpp cannot be interrupted mid-window: `request.signal` is honoured between VAD slices and
 //   between windows (at most one window, a few seconds of work, runs on after an abort).
 // - Beam search (5 beams) at temperature 0 with whisper.cpp's fallback, the vocabulary as initial prompt,
@@ -72,7 +68,7 @@ export type LocalEngineOptions = {
 export { SAMPLE_RATE } from "./local-wav.server";
 export type { LocalSpeechConfig } from "./local-models.server";
 
-const VAD_CONFIG = {
+export const VAD_CONFIG = {
   threshold: 0.5,
   minSilenceDuration: 0.5,
   minSpeechDuration: 0.25,
@@ -81,18 +77,26 @@ const VAD_CONFIG = {
   maxSpeechDuration: 20,
 };
 const VAD_BUFFER_SECONDS = 60;
-const VAD_SLICE_SAMPLES = 4 * SAMPLE_RATE;
+/** How much audio the VAD is given before the event loop gets a turn. */
+export const VAD_SLICE_SAMPLES = 4 * SAMPLE_RATE;
 const READ_CHUNK_SAMPLES = 32 * SAMPLE_RATE;
-const PAD_SAMPLES = Math.round(0.2 * SAMPLE_RATE);
+/** Audio kept either side of each speech stretch the VAD finds, so the edges of its first and last word stay in. */
+export const PAD_SAMPLES = Math.round(0.2 * SAMPLE_RATE);
 const GAP_SAMPLES = Math.round(0.1 * SAMPLE_RATE);
 const WINDOW_MAX_SAMPLES = 28 * SAMPLE_RATE;
-const MIN_WINDOW_SAMPLES = Math.round(1.5 * SAMPLE_RATE);
 const DIARIZATION_THRESHOLD = 0.5;
-const DEFAULT_IDLE_UNLOAD_MS = 10 * 60_000;
 
 // ---- Voice activity ------------------------------------------------------------------------------------
 
 const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** A streaming Silero VAD with the engine's settings (the batch pass, and the live engine per run). */
+export function createVad(sherpa: SherpaOnnx, vadModel: string): SherpaVad {
+  return new sherpa.Vad(
+    { sileroVad: { model: vadModel, ...VAD_CONFIG }, sampleRate: SAMPLE_RATE, numThreads: 1, debug: 0 },
+    VAD_BUFFER_SECONDS,
+  );
+}
 
 async function detectSpeech(
   sherpa: SherpaOnnx,
@@ -101,10 +105,7 @@ async function detectSpeech(
   info: WavInfo,
   signal?: AbortSignal,
 ): Promise<SampleRange[]> {
-  const vad = new sherpa.Vad(
-    { sileroVad: { model: vadModel, ...VAD_CONFIG }, sampleRate: SAMPLE_RATE, numThreads: 1, debug: 0 },
-    VAD_BUFFER_SECONDS,
-  );
+  const vad = createVad(sherpa, vadModel);
   const speech: SampleRange[] = [];
   const drain = () => {
     while (!vad.isEmpty()) {
@@ -194,55 +195,21 @@ export function planWindows(speech: SampleRange[], totalSamples: number): Recogn
   return windows;
 }
 
-function runWhisper(
-  addon: SmartWhisperAddon,
-  model: NativeWhisperModel,
-  pcm: Float32Array,
-  params: Record<string, unknown>,
-): Promise<WhisperSegment[]> {
-  return new Promise((resolve, reject) => {
-    const fail = (detail: string, cause?: unknown) =>
-      reject(new SpeechEngineError("permanent", `whisper.cpp failed: ${detail}`, { cause }));
-    try {
-      addon.transcribe(
-        model.handle,
-        pcm,
-        params,
-        (result) => {
-          if (Array.isArray(result)) resolve(result as WhisperSegment[]);
-          else fail(result instanceof Error ? result.message : String(result), result);
-        },
-        () => {},
-      );
-    } catch (error) {
-      fail((error as Error).message, error);
-    }
-  });
-}
-
-/** The parameters the engine gives whisper.cpp (the bench compares the bare binding with the same ones). */
-export function whisperParams(args: { language: string; threads: number; prompt: string }): Record<string, unknown> {
-  return {
-    language: args.language,
-    n_threads: args.threads,
-    format: "detail",
-    token_timestamps: true,
-    strategy: 1,
-    beam_size: 5,
-    temperature: 0,
-    no_context: true,
-    // whisper.cpp's default, kept on purpose: "suppressing non-speech tokens" also bans / : ; + ( ) —
-    // "120/80", "Diagnose:" — and the VAD already keeps noise and music away from Whisper.
-    suppress_non_speech_tokens: false,
-    print_progress: false,
-    print_realtime: false,
-    print_timestamps: false,
-    print_special: false,
-    ...(args.prompt ? { initial_prompt: args.prompt } : {}),
-  };
-}
-
 // ---- The engine ----------------------------------------------------------------------------------------
+
+/** Files and native modules, cheaply (loads nothing): the batch and the live engine's health. */
+export async function localEngineHealth(config: LocalSpeechConfig): Promise<EngineHealth> {
+  const problems = await modelProblems(config);
+  if (problems.length) return { status: "not_configured", detail: `${problems.join("; ")}. ${MODELS_ADVICE}` };
+  const native = nativeModuleProblems();
+  if (native.length) return { status: "not_configured", detail: `${native.join("; ")}. ${NATIVE_ADVICE}` };
+  if (!diarizationEnabled(config) && (config.segmentationModel || config.embeddingModel))
+    return {
+      status: "healthy",
+      detail: "speaker separation is off: it needs both LOCAL_SEGMENTATION_MODEL and LOCAL_SPEAKER_EMBEDDING_MODEL",
+    };
+  return { status: "healthy" };
+}
 
 export type LocalSpeechEngine = SpeechEngine & {
   /** Frees the whisper model now (tests, shutdown); the next transcription loads it again. */
@@ -253,44 +220,9 @@ export function createLocalSpeechEngine(
   config: LocalSpeechConfig,
   options: LocalEngineOptions = {},
 ): LocalSpeechEngine {
-  const idleUnloadMs = options.idleUnloadMs ?? DEFAULT_IDLE_UNLOAD_MS;
   const threads = Math.max(1, Math.floor(config.threads));
-  let model: NativeWhisperModel | undefined;
-  let idleTimer: NodeJS.Timeout | undefined;
+  const worker = whisperWorker(config, options);
   let diarizer: InstanceType<SherpaOnnx["OfflineSpeakerDiarization"]> | undefined;
-  // One whisper call at a time per engine; loading and unloading go through the same lane.
-  let lane: Promise<unknown> = Promise.resolve();
-
-  function exclusive<T>(task: () => Promise<T>): Promise<T> {
-    const run = lane.then(task, task);
-    lane = run.catch(() => undefined);
-    return run;
-  }
-
-  async function freeModel() {
-    const current = model;
-    model = undefined;
-    if (current && !current.freed) await current.free();
-  }
-
-  function scheduleUnload() {
-    clearTimeout(idleTimer);
-    idleTimer = setTimeout(() => void exclusive(freeModel).catch(() => undefined), idleUnloadMs);
-    idleTimer.unref();
-  }
-
-  /** Inside the lane only. */
-  async function whisperModel(addon: SmartWhisperAddon): Promise<NativeWhisperModel> {
-    if (model && !model.freed) return model;
-    const failed = await probeModels("whisper", [config.whisperModel]);
-    if (failed) throw modelsError([`whisper model ${config.whisperModel} cannot be loaded: ${failed}`]);
-    try {
-      model = await addon.WhisperModel.load(config.whisperModel, false);
-    } catch (error) {
-      throw modelsError([`whisper model ${config.whisperModel} cannot be loaded: ${(error as Error).message}`]);
-    }
-    return model;
-  }
 
   async function diarize(
     sherpa: { module: SherpaOnnx; addon: SherpaAddon },
@@ -323,7 +255,7 @@ export function createLocalSpeechEngine(
       if (problems.length) throw modelsError(problems);
       const info = await readWavInfo(request.file);
       const sherpa = loadSherpaOnnx();
-      const addon = loadSmartWhisper();
+      loadSmartWhisper(); // before the VAD pass: a missing addon fails the job at once
 
       const vadFailed = await probeModels("vad", [config.vadModel]);
       if (vadFailed) throw modelsError([`VAD model ${config.vadModel} cannot be loaded: ${vadFailed}`]);
@@ -332,27 +264,11 @@ export function createLocalSpeechEngine(
       if (speech.length === 0) return { ...result, words: [] };
 
       const prompt = whisperPrompt(request.vocabulary);
-      const params = whisperParams({ language: request.language, threads, prompt });
-
       let words: EngineWord[] = [];
       for (const window of planWindows(speech, info.samples)) {
         signal?.throwIfAborted();
-        let pcm = await readSampleRanges(request.file, info, window.ranges, GAP_SAMPLES);
-        if (pcm.length < MIN_WINDOW_SAMPLES) {
-          // whisper.cpp skips input under 1 s without a word; silence after a short "Ja." fixes that.
-          const padded = new Float32Array(MIN_WINDOW_SAMPLES);
-          padded.set(pcm);
-          pcm = padded;
-        }
-        const segments = await exclusive(async () => {
-          clearTimeout(idleTimer);
-          try {
-            return await runWhisper(addon, await whisperModel(addon), pcm, params);
-          } finally {
-            scheduleUnload();
-          }
-        });
-        words.push(...wordsFromWhisper(withoutPromptEcho(segments, prompt), { pieces: window.pieces }));
+        const pcm = await readSampleRanges(request.file, info, window.ranges, GAP_SAMPLES);
+        words.push(...(await worker.recognise(pcm, { language: request.language, prompt, pieces: window.pieces })));
       }
 
       if (words.length > 0 && diarizationEnabled(config)) {
@@ -363,22 +279,8 @@ export function createLocalSpeechEngine(
       return { ...result, words };
     },
 
-    async check(): Promise<EngineHealth> {
-      const problems = await modelProblems(config);
-      if (problems.length) return { status: "not_configured", detail: `${problems.join("; ")}. ${MODELS_ADVICE}` };
-      const native = nativeModuleProblems();
-      if (native.length) return { status: "not_configured", detail: `${native.join("; ")}. ${NATIVE_ADVICE}` };
-      if (!diarizationEnabled(config) && (config.segmentationModel || config.embeddingModel))
-        return {
-          status: "healthy",
-          detail: "speaker separation is off: it needs both LOCAL_SEGMENTATION_MODEL and LOCAL_SPEAKER_EMBEDDING_MODEL",
-        };
-      return { status: "healthy" };
-    },
+    check: () => localEngineHealth(config),
 
-    unload() {
-      clearTimeout(idleTimer);
-      return exclusive(freeModel);
-    },
+    unload: () => worker.unload(),
   };
 }

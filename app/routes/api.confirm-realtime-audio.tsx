@@ -1,0 +1,10 @@
+import { apiJson, apiPost } from "~/services/api.server";
+import { confirmRealtimeAudio } from "~/services/live/save-upload.server";
+
+// POST /api/confirm-realtime-audio { key } → { success, key, duration_seconds } (Skribent's own, issue 7): after
+// the browser's PUT of its copy of a live recording, the server checks it and makes it the recording's audio.
+// A rejected file answers 400 and the recording keeps the audio it had (the use case audits).
+export const action = apiPost(async ({ request, user, body }) => {
+  const result = await confirmRealtimeAudio({ userId: user.id, key: body.key, request });
+  return apiJson(result);
+});

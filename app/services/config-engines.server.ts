@@ -1,0 +1,80 @@
+import path from "node:path";
+import type { Env } from "./config.server";
+
+// The engines' part of the configuration (config.server.ts validates the environment): which speech engine
+// transcribes uploads, which answers live audio (issue 7), which language model writes letters, and each one's
+// settings, with model files resolved against MODELS_DIR.
+
+/** The live engine: named, or Speechmatics when batch uses Speechmatics, else the embedded engine. */
+export function liveEngineOf(env: { SPEECH_LIVE_ENGINE?: "local" | "speechmatics"; SPEECH_ENGINE: string }) {
+  return env.SPEECH_LIVE_ENGINE ?? (env.SPEECH_ENGINE === "speechmatics" ? "speechmatics" : "local");
+}
+
+/** What the engines' settings lack, as [variable, problem] pairs for the configuration check. */
+export function engineIssues(env: Env): Array<[string, string]> {
+  const issues: Array<[string, string]> = [];
+  if (env.SPEECH_ENGINE === "speechmatics" && !env.SPEECHMATICS_API_KEY)
+    issues.push(["SPEECHMATICS_API_KEY", "is required when SPEECH_ENGINE=speechmatics"]);
+  if (liveEngineOf(env) === "speechmatics" && !env.SPEECHMATICS_API_KEY)
+    issues.push(["SPEECHMATICS_API_KEY", "is required when SPEECH_LIVE_ENGINE=speechmatics"]);
+  // The browser can talk directly only to Speechmatics; the embedded engine is reached through the server.
+  if (env.SPEECH_LIVE_MODE === "direct" && liveEngineOf(env) !== "speechmatics")
+    issues.push(["SPEECH_LIVE_MODE", "direct needs SPEECH_LIVE_ENGINE=speechmatics"]);
+  if (env.SPEECH_ENGINE === "openai" && !env.OPENAI_TRANSCRIBE_URL)
+    issues.push(["OPENAI_TRANSCRIBE_URL", "is required when SPEECH_ENGINE=openai"]);
+  if (env.LLM_ENGINE === "openai" && !env.LLM_OPENAI_URL)
+    issues.push(["LLM_OPENAI_URL", "is required when LLM_ENGINE=openai"]);
+  return issues;
+}
+
+export function speechConfig(env: Env) {
+  const modelsDir = path.resolve(env.MODELS_DIR);
+  const model = (name: string | undefined) => (name ? path.resolve(modelsDir, name) : undefined);
+  return {
+    engine: env.SPEECH_ENGINE,
+    speechmatics: {
+      apiKey: env.SPEECHMATICS_API_KEY,
+      batchUrl: env.SPEECHMATICS_BATCH_URL.replace(/\/$/, ""),
+      realtimeUrl: env.SPEECHMATICS_RT_URL.replace(/\/$/, ""),
+      managementUrl: env.SPEECHMATICS_MP_URL.replace(/\/$/, ""),
+    },
+    /**
+     * Live recording and dictation (issue 7, ADR 0013): which engine answers, and whether the browser's audio
+     * goes through Skribent (relay) or straight to Speechmatics with a short-lived key (direct).
+     */
+    live: { engine: liveEngineOf(env), mode: env.SPEECH_LIVE_MODE },
+    openai: {
+      baseUrl: env.OPENAI_TRANSCRIBE_URL?.replace(/\/$/, ""),
+      apiKey: env.OPENAI_TRANSCRIBE_API_KEY,
+      model: env.OPENAI_TRANSCRIBE_MODEL,
+    },
+    local: {
+      modelsDir,
+      whisperModel: model(env.LOCAL_WHISPER_MODEL)!,
+      vadModel: model(env.LOCAL_VAD_MODEL)!,
+      segmentationModel: model(env.LOCAL_SEGMENTATION_MODEL),
+      embeddingModel: model(env.LOCAL_SPEAKER_EMBEDDING_MODEL),
+      threads: env.LOCAL_THREADS,
+    },
+  };
+}
+
+export function llmConfig(env: Env) {
+  const modelsDir = path.resolve(env.MODELS_DIR);
+  return {
+    engine: env.LLM_ENGINE,
+    contextTokens: env.LLM_CONTEXT_TOKENS,
+    timeoutMs: env.LLM_TIMEOUT_SECONDS * 1000,
+    openai: {
+      baseUrl: env.LLM_OPENAI_URL?.replace(/\/$/, ""),
+      apiKey: env.LLM_OPENAI_API_KEY,
+      model: env.LLM_OPENAI_MODEL,
+      structuredOutput: env.LLM_OPENAI_STRUCTURED_OUTPUT,
+    },
+    local: {
+      modelsDir,
+      model: path.resolve(modelsDir, env.LOCAL_LLM_MODEL),
+      threads: env.LOCAL_LLM_THREADS,
+    },
+  };
+}

@@ -1,0 +1,201 @@
+import { createHmac } from "node:crypto";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { insertTranscript } from "~/models/transcription.server";
+import { audit } from "../audit.server";
+import { getConfig } from "../config.server";
+import { getDb } from "../db.server";
+import { DomainError } from "../domain-error.server";
+import { autoCreateLetter } from "../letters.server";
+import { hitRateLimit } from "../rate-limit.server";
+import { MAX_DURATION_SECONDS } from "../recordings.server";
+import { buildTranscript, isEmptyResult } from "../speech/transcript-format";
+import { getStorage, makeStorageKey } from "../storage.server";
+import { getUserStructure } from "../templates.server";
+import type { LiveEngineName } from "./engine-types";
+import { encodeLivePcm, type AudioFile } from "./save-audio.server";
+import { CONTAINER_CONTENT_TYPE, type LiveContainer } from "./save-format.server";
+import { parseLiveSave, type LiveSave } from "./save-payload.server";
+import {
+  findSavedByFingerprint,
+  insertContextText,
+  insertRealtimeRecording,
+  lockFingerprint,
+} from "./save-rows.server";
+import { lastEnd, liveResultsToWords } from "./save-words.server";
+
+// Saving a live recording (issue 7): one use case behind both doors — POST /api/save-realtime-transcript and
+// the live session store. The transcript is built on the server with the batch path's own formatter and stored
+// exactly as a batch transcript is (a JSON document under a server-made key, a transcripts row), so the
+// transcript viewer, letters and deletion treat both alike. The rows are written in one transaction; the
+// objects before it, and removed again when it fails.
+//
+// Retries: a client that did not hear the answer sends the same payload again. The recording row carries a
+// fingerprint of owner and payload (save_fingerprint, unique per owner), so the retry finds the first save and
+// gets its keys instead of a second recording (and a second letter).
+
+export type SaveRealtimeArgs = {
+  userId: string;
+  request?: Request;
+  /** SPEC §3 "Live transcript save payload" (plus original_mime_type), unchecked. */
+  payload: unknown;
+  /** The session's audio as the server holds it: 16 kHz mono s16le PCM, in order. */
+  pcmAudio?: () => AsyncIterable<Buffer>;
+  /** Which live engine produced the results; defaults to the configured one. */
+  engine?: LiveEngineName;
+};
+
+export type SaveRealtimeResult = { transcript_key: string; audio_key: string };
+
+/** Per user and hour: each save may encode hours of audio. Far above what a clinician records. */
+export const LIVE_SAVES_PER_HOUR = 60;
+
+/** Keyed, so the stored fingerprint cannot be used to test a guess of what was said. */
+function fingerprintOf(userId: string, input: LiveSave) {
+  return createHmac("sha256", getConfig().cookieSecret)
+    .update(JSON.stringify(["live-save", userId, input]))
+    .digest("hex");
+}
+
+/** The server's own copy of the audio; a failure here costs the copy, never the transcript. */
+async function serverCopy(args: SaveRealtimeArgs, container: LiveContainer, key: string, dir: string) {
+  if (!args.pcmAudio) return null;
+  let audio: AudioFile | null;
+  try {
+    audio = await encodeLivePcm({ pcm: args.pcmAudio(), container, dir, maxSeconds: MAX_DURATION_SECONDS });
+  } catch (error) {
+    console.warn("[live-save] server copy of the audio failed:", error instanceof Error ? error.message : error);
+    return null;
+  }
+  if (!audio) return null;
+  await getStorage().putFile({ key, path: audio.file, contentType: CONTAINER_CONTENT_TYPE[container] });
+  return audio;
+}
+
+export async function saveRealtimeTranscript(args: SaveRealtimeArgs): Promise<SaveRealtimeResult> {
+  const { userId } = args;
+  const input = parseLiveSave(args.payload);
+  const engine = args.engine ?? getConfig().speech.live.engine;
+  const language = input.language.slice(0, 2);
+  const words = liveResultsToWords(input.results);
+  if (isEmptyResult({ engine, language, audioSeconds: 0, words })) {
+    throw new DomainError("invalid", "recordings:liveSave.noContent");
+  }
+  if (input.templateId) {
+    // Only a template this user can use (a system template or their own), as for uploads.
+    await getUserStructure({ userId, templateId: input.templateId, language: input.language }).catch(() => {
+      throw new DomainError("invalid", "recordings:errors.unknownTemplate");
+    });
+  }
+
+  const fingerprint = fingerprintOf(userId, input);
+  const earlier = await findSavedByFingerprint(getDb(), { ownerId: userId, fingerprint });
+  if (earlier?.transcript_key) return { transcript_key: earlier.transcript_key, audio_key: earlier.storage_key };
+  const verdict = await hitRateLimit({
+    bucket: `live-save:${userId}`,
+    limit: LIVE_SAVES_PER_HOUR,
+    windowSeconds: 3600,
+  });
+  if (!verdict.allowed) throw new DomainError("rate_limited", "recordings:errors.tooManyRequests");
+
+  const storage = getStorage();
+  const audioKey = makeStorageKey({ ownerId: userId, area: "audio", extension: `.${input.container}` });
+  const transcriptKey = makeStorageKey({ ownerId: userId, area: "transcripts", extension: ".json" });
+  const written: string[] = [];
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "skribent-live-save-"));
+  let saved: { recordingId: string; audio: AudioFile | null } | { existing: SaveRealtimeResult };
+  try {
+    const audio = await serverCopy(args, input.container, audioKey, dir);
+    if (audio) written.push(audioKey);
+    const document = buildTranscript({
+      engine,
+      language,
+      audioSeconds: audio?.durationSeconds ?? input.durationSeconds ?? lastEnd(words),
+      words,
+    });
+    await storage.put({
+      key: transcriptKey,
+      body: Buffer.from(JSON.stringify(document)),
+      contentType: "application/json",
+    });
+    written.push(transcriptKey);
+    saved = await getDb()
+      .transaction()
+      .execute(async (trx) => {
+        await lockFingerprint(trx, fingerprint);
+        const raced = await findSavedByFingerprint(trx, { ownerId: userId, fingerprint });
+        if (raced?.transcript_key) {
+          return { existing: { transcript_key: raced.transcript_key, audio_key: raced.storage_key } };
+        }
+        const { id } = await insertRealtimeRecording(trx, {
+          ownerId: userId,
+          fingerprint,
+          audioKey,
+          transcriptKey,
+          originalFilename: input.dataName ?? path.posix.basename(audioKey),
+          displayName: input.displayName,
+          tags: input.tags,
+          language: input.language,
+          templateId: input.templateId,
+          mode: input.mode,
+          container: input.container,
+          originalMimeType: input.originalMimeType ?? CONTAINER_CONTENT_TYPE[input.container],
+          audio: audio && { sizeBytes: audio.sizeBytes, durationSeconds: audio.durationSeconds },
+          durationSeconds: input.durationSeconds,
+        });
+        await insertTranscript(trx, {
+          ownerId: userId,
+          recordingId: id,
+          key: transcriptKey,
+          language: document.language_code,
+          engine: document.engine,
+          audioSeconds: document.audio_seconds,
+          wordCount: document.word_count,
+          speakerCount: Object.keys(document.speakers_info).length,
+          tags: input.tags,
+        });
+        if (input.additionalContext) {
+          await insertContextText(trx, { ownerId: userId, recordingId: id, text: input.additionalContext });
+        }
+        return { recordingId: id, audio };
+      });
+  } catch (error) {
+    for (const key of written) await storage.delete(key).catch(() => undefined);
+    await audit({
+      userId,
+      action: "recording.live-save",
+      entityType: "recording",
+      outcome: "failure",
+      request: args.request,
+    });
+    if (error instanceof DomainError) throw error;
+    // The reason goes to the log; the clinician hears SPEC §8's 'Failed to save transcript'.
+    console.warn("[live-save] save failed:", error instanceof Error ? error.message : error);
+    throw new DomainError("unavailable", "recordings:liveSave.failed");
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+
+  if ("existing" in saved) {
+    // A retry that raced the first save: what it stored under its own keys is not needed.
+    const keep = new Set([saved.existing.audio_key, saved.existing.transcript_key]);
+    for (const key of written) if (!keep.has(key)) await storage.delete(key).catch(() => undefined);
+    return saved.existing;
+  }
+  await audit({
+    userId,
+    action: "recording.live-save",
+    entityType: "recording",
+    entityId: saved.recordingId,
+    outcome: "success",
+    request: args.request,
+  });
+  // Transcript plus Arztbrief: the server starts the letter (ADR 0012). Letters need playable audio
+  // (requestLetter → requireReady), so without the server's copy the letter starts when the browser's
+  // upload is confirmed (save-upload.server.ts).
+  if (saved.audio) {
+    await autoCreateLetter({ userId, recordingId: saved.recordingId, sourceKey: audioKey, mode: input.mode });
+  }
+  return { transcript_key: transcriptKey, audio_key: audioKey };
+}

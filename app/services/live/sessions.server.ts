@@ -1,0 +1,234 @@
+import {
+  LIVE_BUFFER_BYTES,
+  LIVE_BUFFER_SAMPLES,
+  LIVE_SAMPLE_RATE,
+  LIVE_SETTINGS,
+  type EndOfStream,
+  type LiveKind,
+  type LiveLanguage,
+  type ServerMessage,
+  type StartRecognition,
+} from "~/live/protocol";
+import {
+  appendLiveAudio,
+  deleteAbandonedLiveSessions,
+  deleteLiveContent,
+  findLiveSession,
+  findUnfinishedRecording,
+  insertLiveSession,
+  liveMessagesAfter,
+  releaseLapsedRunners,
+  updateLiveSession,
+  type LiveSessionRow,
+} from "~/models/live-session.server";
+import { getConfig } from "../config.server";
+import { getVocabulary } from "../speech/vocabulary.server";
+import { MAX_DURATION_SECONDS } from "../recordings.server";
+import { hitRateLimit } from "../rate-limit.server";
+import { subscribe, wake } from "./bus.server";
+import { LiveEngineError } from "./engine-types";
+import { startRecognition } from "./engines/speechmatics-rt-messages.server";
+import { closeRun, ensureRun } from "./runner.server";
+import { segmentsOf } from "./segments";
+
+// The use cases of a live session (ADR 0013), the same for both transports: create, start (or re-attach after a
+// transport switch), accept audio, end the stream, read what was published, discard. Every one takes the
+// signed-in user and finds the session by owner first. Saving is in save-session.server.ts.
+
+/** A protocol-level failure: the transports turn it into an Error message (WebSocket) or a JSON error (HTTP). */
+export class LiveProtocolError extends Error {
+  constructor(
+    readonly type: string,
+    message: string,
+    readonly status = 400,
+    readonly extra: Record<string, unknown> = {},
+  ) {
+    super(message);
+    this.name = "LiveProtocolError";
+  }
+}
+
+const SESSIONS_PER_HOUR = 120;
+const MAX_LIVE_SECONDS = MAX_DURATION_SECONDS;
+
+export async function createLiveSession(args: { userId: string; kind: unknown; language: unknown }) {
+  const kind: LiveKind | undefined = args.kind === "recording" || args.kind === "dictation" ? args.kind : undefined;
+  const language: LiveLanguage | undefined =
+    args.language === "de" || args.language === "en" ? args.language : undefined;
+  if (!kind) throw new LiveProtocolError("invalid_config", "kind must be recording or dictation");
+  if (!language) throw new LiveProtocolError("invalid_language", "language must be de or en");
+  const limit = await hitRateLimit({ bucket: `live:${args.userId}`, limit: SESSIONS_PER_HOUR, windowSeconds: 3600 });
+  if (!limit.allowed) throw new LiveProtocolError("quota_exceeded", "Too many live sessions", 429);
+  const { speech } = getConfig();
+  const settings = { max_delay: LIVE_SETTINGS[kind].maxDelay, partials: LIVE_SETTINGS[kind].partials };
+  if (speech.live.mode === "direct") {
+    // Direct mode (ADR 0013): no session here; the browser opens Speechmatics' socket itself, with a key from
+    // POST /api/speechmatics-jwt and exactly this StartRecognition (the server's settings and vocabulary).
+    const start = startRecognition({ kind, language, vocabulary: getVocabulary(language) });
+    const direct = { url: speech.speechmatics.realtimeUrl, start };
+    return { id: null, mode: "direct" as const, kind, language, engine: speech.live.engine, ...settings, direct };
+  }
+  const session = await insertLiveSession({ ownerId: args.userId, kind, language, engine: speech.live.engine });
+  return { id: session.id, mode: "relay" as const, kind, language, engine: speech.live.engine, ...settings };
+}
+
+export async function requireLiveSession(userId: string, id: string) {
+  const session = await findLiveSession({ ownerId: userId, id });
+  if (!session || session.status === "discarded")
+    throw new LiveProtocolError("not_found", "Live session not found", 404);
+  return session;
+}
+
+function checkStart(session: LiveSessionRow, start: unknown): StartRecognition {
+  const message = start as Partial<StartRecognition> | null;
+  if (!message || message.message !== "StartRecognition")
+    throw new LiveProtocolError("protocol_error", "StartRecognition expected");
+  const format = message.audio_format;
+  if (!format || format.type !== "raw" || format.encoding !== "pcm_s16le" || format.sample_rate !== LIVE_SAMPLE_RATE)
+    throw new LiveProtocolError("invalid_audio_type", "Audio must be raw pcm_s16le at 16000 Hz");
+  const language = message.transcription_config?.language;
+  if (language !== undefined && language !== session.language)
+    throw new LiveProtocolError("invalid_language", "The language differs from the session's");
+  if (session.status === "saved") throw new LiveProtocolError("protocol_error", "The session is already saved", 409);
+  return message as StartRecognition;
+}
+
+/**
+ * StartRecognition on either transport: starts a run, or joins the open one (a transport switch, a reload).
+ * Answers RecognitionStarted with the number of buffers the server holds, from which the client resends, and
+ * the session as it now stands.
+ */
+export async function startLive(args: { userId: string; id: string; start: unknown; transport: string }) {
+  const found = await requireLiveSession(args.userId, args.id);
+  checkStart(found, args.start);
+  try {
+    await ensureRun(found);
+  } catch (error) {
+    if (error instanceof LiveEngineError) throw new LiveProtocolError(error.type, error.message, 503);
+    throw error;
+  }
+  // The row as the run left it: the buffers held so far are where the client resumes.
+  const session = (await updateLiveSession(found.id, { transport: args.transport })) ?? found;
+  return { started: { message: "RecognitionStarted" as const, id: session.id, last_seq_no: session.buffers }, session };
+}
+
+/** Splits a body of PCM into 4096-sample buffers; only the last may be shorter. */
+export function splitBuffers(body: Buffer) {
+  if (body.length === 0 || body.length % 2 !== 0)
+    throw new LiveProtocolError("invalid_audio_type", "Audio must be whole 16-bit samples");
+  const buffers: Buffer[] = [];
+  for (let at = 0; at < body.length; at += LIVE_BUFFER_BYTES)
+    buffers.push(body.subarray(at, Math.min(at + LIVE_BUFFER_BYTES, body.length)));
+  return buffers;
+}
+
+/** Stores buffers `firstSeq…` (re-sent ones are skipped) and wakes the runner. Answers AudioAdded. */
+export async function acceptAudio(args: { session: LiveSessionRow; firstSeq: number; buffers: Buffer[] }) {
+  const { session } = args;
+  if (session.status !== "running" && session.status !== "ending")
+    throw new LiveProtocolError("protocol_error", "Audio before StartRecognition", 409);
+  if (!Number.isInteger(args.firstSeq) || args.firstSeq < 1)
+    throw new LiveProtocolError("protocol_error", "seq must be a positive integer");
+  // The same cap as an upload (4 hours): a stream nobody stops must not fill the database.
+  if ((args.firstSeq - 1) * LIVE_BUFFER_SAMPLES >= MAX_LIVE_SECONDS * LIVE_SAMPLE_RATE)
+    throw new LiveProtocolError("duration_limit_exceeded", "The recording has reached its maximum length", 413);
+  const result = await appendLiveAudio(session.id, args.firstSeq, args.buffers);
+  if ("gapAfter" in result)
+    throw new LiveProtocolError("protocol_error", "Audio out of order", 409, { last_seq_no: result.gapAfter });
+  for (const buffer of result.stored) await wake("audio", session.id, buffer);
+  return { message: "AudioAdded" as const, seq_no: result.held };
+}
+
+/** EndOfStream: the runner recognises what is left once it holds buffer `last_seq_no`, then ends the run. */
+export async function endLive(args: { session: LiveSessionRow; end: unknown }) {
+  const end = args.end as Partial<EndOfStream> | null;
+  if (!end || end.message !== "EndOfStream" || !Number.isInteger(end.last_seq_no))
+    throw new LiveProtocolError("protocol_error", "EndOfStream expected");
+  if (args.session.status !== "running") return;
+  await updateLiveSession(args.session.id, {
+    status: "ending",
+    end_seq: Math.max(end.last_seq_no!, args.session.buffers),
+  });
+  await wake("control", args.session.id);
+}
+
+/**
+ * Ends a run nobody stopped (the page was reloaded or closed mid-recording) before the session is saved: the
+ * engine recognises every buffer the server holds, then the session pauses. Resolves once it has, or after
+ * the run's own bound (max_delay + 10 s), whichever is first.
+ */
+export async function settleRun(userId: string, id: string) {
+  const session = await requireLiveSession(userId, id);
+  if (session.status !== "running" && session.status !== "ending") return session;
+  let stop = () => {};
+  const settled = new Promise<void>((resolve) => {
+    const check = async () => {
+      const current = await findLiveSession({ ownerId: userId, id });
+      if (!current || (current.status !== "running" && current.status !== "ending")) resolve();
+    };
+    const subscription = subscribe("messages", id, () => void check());
+    const bound = setTimeout(resolve, (LIVE_SETTINGS[session.kind].maxDelay + 10) * 1000);
+    bound.unref();
+    stop = () => {
+      clearTimeout(bound);
+      subscription.stop();
+    };
+    void subscription.ready.then(check);
+  });
+  try {
+    if (session.status === "running")
+      await endLive({ session, end: { message: "EndOfStream", last_seq_no: session.buffers } });
+    await settled;
+  } finally {
+    stop();
+  }
+  return requireLiveSession(userId, id);
+}
+
+/** What the session published after message `after`, for a transport that (re)joins. */
+export async function messagesAfter(sessionId: string, after: number) {
+  const rows = await liveMessagesAfter(sessionId, after);
+  return rows.map((row) => ({ ...(row.message as ServerMessage), n: row.n }));
+}
+
+export async function discardLive(args: { userId: string; id: string }) {
+  const session = await requireLiveSession(args.userId, args.id);
+  if (session.status === "saved") throw new LiveProtocolError("protocol_error", "The session is already saved", 409);
+  await updateLiveSession(session.id, { status: "discarded" });
+  await closeRun(session.id);
+  await wake("control", session.id);
+  await deleteLiveContent(session.id);
+}
+
+/** What a page shows of a session: its state and the final text so far, grouped by speaker. */
+export async function liveSessionView(session: LiveSessionRow) {
+  const finals = await liveMessagesAfter(session.id, 0, ["final"]);
+  return {
+    id: session.id,
+    kind: session.kind,
+    language: session.language,
+    status: session.status,
+    buffers: session.buffers,
+    seconds: Math.round(Number(session.samples) / LIVE_SAMPLE_RATE),
+    last_n: session.last_message_n,
+    transcript: segmentsOf(finals.map((row) => row.message as ServerMessage)),
+  };
+}
+
+/** SPEC §4 paused session after a reload: the user's newest recording that was neither saved nor discarded. */
+export async function findResumableLiveSession(userId: string) {
+  const session = await findUnfinishedRecording(userId);
+  if (!session) return null;
+  const view = await liveSessionView(session);
+  return { id: view.id, language: view.language, seconds: view.seconds, transcript: view.transcript };
+}
+
+/** Unfinished sessions are patient data: after this long without a change they are deleted with their audio. */
+export const ABANDONED_AFTER_MS = 48 * 3_600_000;
+
+/** The minute sweep: sessions of dead runners pause; abandoned ones go. */
+export async function sweepLiveSessions(now = new Date()) {
+  const released = await releaseLapsedRunners(now);
+  const deleted = await deleteAbandonedLiveSessions(new Date(now.getTime() - ABANDONED_AFTER_MS));
+  return { released, deleted };
+}
