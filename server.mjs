@@ -16,6 +16,10 @@ process.env.NODE_ENV = process.env.NODE_ENV ?? "production";
 const build = await import(pathToFileURL(path.resolve("build/index.js")).href);
 installGlobals({ nativeFetch: build.future.v3_singleFetch });
 
+function noCache(res) {
+  res.setHeader("Cache-Control", "no-cache");
+}
+
 const app = express();
 app.disable("x-powered-by");
 // Server-sent events must reach the browser as they are written: never buffer them for compression.
@@ -26,6 +30,9 @@ app.use(
   }),
 );
 app.use(build.publicPath, express.static(build.assetsBuildDirectory, { immutable: true, maxAge: "1y" }));
+// The live client (public/live) must match the server it talks to: after a deploy a cached copy would speak to
+// the new server for up to an hour, so the browser asks again each time (a 304 when nothing changed).
+app.use("/live", express.static("public/live", { cacheControl: false, setHeaders: noCache }));
 app.use(express.static("public", { maxAge: "1h" }));
 // One line per request, as remix-serve wrote — except the live door's audio and event streams, a few a second.
 app.use(morgan("tiny", { skip: (req) => /^\/live\/sessions\/[^/]+\/(audio|events)/.test(req.path) }));

@@ -9,7 +9,10 @@
 //
 // Usage: npm run bench:live
 //        npm run build && node bench/live-relay.mjs --seconds 30 --kind recording
+//        npm run build && node bench/live-relay.mjs --seconds 2700 --doors websocket --save   (a 45-minute session)
 // Options: --seconds <speech length> (30)  --kind recording|dictation (recording)
+//          --doors websocket|http|both (both)  --save: afterwards compare what the server holds with what was
+//          sent, save the session as a recording (timed), and print the app's peak memory
 //          env BENCH_PORT (3440: app, +1 sign-in provider)
 import { execFile, spawn } from "node:child_process";
 import fs from "node:fs";
@@ -22,7 +25,12 @@ import { loadFakeSpeechmaticsRt } from "../scripts/fake-speech-bundle.mjs";
 import { signIn } from "./support.mjs";
 
 const { values: opts } = parseArgs({
-  options: { seconds: { type: "string", default: "30" }, kind: { type: "string", default: "recording" } },
+  options: {
+    seconds: { type: "string", default: "30" },
+    kind: { type: "string", default: "recording" },
+    doors: { type: "string", default: "both" },
+    save: { type: "boolean", default: false },
+  },
 });
 const SECONDS = Number(opts.seconds);
 const KIND = opts.kind;
@@ -144,7 +152,7 @@ async function overWebSocket(cookie, buffers) {
   socket.send(JSON.stringify({ message: "EndOfStream", last_seq_no: buffers.length }));
   await done;
   socket.close(1000);
-  return { lags, bytes };
+  return { id, lags, bytes };
 }
 
 async function overHttp(cookie, buffers) {
@@ -195,7 +203,7 @@ async function overHttp(cookie, buffers) {
   }
   await post("end", JSON.stringify({ message: "EndOfStream", last_seq_no: buffers.length }));
   await done;
-  return { lags, bytes };
+  return { id, lags, bytes };
 }
 
 function report(name, { lags, bytes }, seconds) {
@@ -208,6 +216,44 @@ function report(name, { lags, bytes }, seconds) {
   );
 }
 
+/** What the server holds of the session against what was sent; then the save, timed, as the recorder makes it. */
+async function checkAndSave(cookie, id, buffers) {
+  const headers = { cookie, origin: APP, "content-type": "application/json" };
+  const view = await (await fetch(`${APP}/live/sessions/${id}`, { headers })).json();
+  const words = view.transcript.reduce((sum, s) => sum + s.text.split(/\s+/).filter(Boolean).length, 0);
+  console.log(
+    `  server holds ${view.buffers} of ${buffers.length} buffers sent (${view.seconds.toFixed(1)} s), ` +
+      `${view.transcript.length} speaker turns, ${words} words`,
+  );
+  if (!opts.save) return;
+  const t0 = Date.now();
+  const response = await fetch(`${APP}/live/sessions/${id}/save`, {
+    method: "POST",
+    headers,
+    body: JSON.stringify({ template_id: "entlassbrief", transcription_mode: "transcript", audio_copy: false }),
+  });
+  const saved = await response.json();
+  if (!response.ok) throw new Error(`save: ${response.status} ${JSON.stringify(saved)}`);
+  const { files } = await (await fetch(`${APP}/api/files`, { headers })).json();
+  const file = files.find((f) => f.key === saved.audio_key);
+  const audio = await fetch(`${APP}/api/audio-playback/${saved.audio_key}`, { headers }).then((r) => r.json());
+  const size = audio.playback_url ? (await fetch(audio.playback_url, { headers })).headers.get("content-length") : 0;
+  console.log(
+    `  saved in ${((Date.now() - t0) / 1000).toFixed(1)} s: transcript ${file?.transcriptionStatus}, ` +
+      `audio ${file?.metadata.duration} s in ${(Number(size) / 1024 / 1024).toFixed(1)} MiB (${file?.metadata.original_mime_type})`,
+  );
+}
+
+/** The app's peak resident memory (Linux), in MiB. */
+function peakMemory(pid) {
+  try {
+    const kb = /VmHWM:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"))?.[1];
+    return kb ? `${(Number(kb) / 1024).toFixed(0)} MiB` : "unknown";
+  } catch {
+    return "unknown";
+  }
+}
+
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "skribent-bench-live-"));
 const { startFakeSpeechmaticsRt } = await loadFakeSpeechmaticsRt(path.join(dir, "fake"));
 const fake = await startFakeSpeechmaticsRt({ host: "127.0.0.1" });
@@ -218,8 +264,17 @@ try {
   const cookie = await signIn(APP, "anna-berger");
   const seconds = buffers.length * BUFFER_SECONDS;
   console.log(`${KIND}, ${seconds.toFixed(1)} s of speech sent at real-time pace, max_delay ${MAX_DELAY} s`);
-  report("WebSocket", await overWebSocket(cookie, buffers), seconds);
-  report("HTTP", await overHttp(cookie, buffers), seconds);
+  if (opts.doors !== "http") {
+    const result = await overWebSocket(cookie, buffers);
+    report("WebSocket", result, seconds);
+    await checkAndSave(cookie, result.id, buffers);
+  }
+  if (opts.doors !== "websocket") {
+    const result = await overHttp(cookie, buffers);
+    report("HTTP", result, seconds);
+    await checkAndSave(cookie, result.id, buffers);
+  }
+  console.log(`app peak memory (VmHWM): ${peakMemory(app.pid)}`);
 } catch (error) {
   console.error(error instanceof Error ? error.message : error);
   process.exitCode = 1;
