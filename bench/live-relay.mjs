@@ -109,6 +109,18 @@ const START = {
   transcription_config: { language: "de" },
 };
 
+let appPid = 0;
+/** Every 5 minutes of audio: how far a long session has come (a long run that is cut short still says something). */
+function progress(sent, lags) {
+  const every = Math.round(300 / BUFFER_SECONDS);
+  if (sent % every !== 0) return;
+  const recent = lags.slice(-20).sort((a, b) => a - b);
+  console.log(
+    `  … ${((sent * BUFFER_SECONDS) / 60).toFixed(0)} min sent, ${lags.length} finals, ` +
+      `recent median lag ${recent[Math.floor(recent.length / 2)]?.toFixed(2)} s, app memory ${memory(appPid, "VmRSS")}`,
+  );
+}
+
 /** Lag of each final, given when each buffer was sent (wall clock) and when the final arrived. */
 function lagOf(message, sentAt, arrived) {
   const words = message.results.filter((r) => r.type === "word");
@@ -148,6 +160,7 @@ async function overWebSocket(cookie, buffers) {
     socket.send(buffers[i]);
     bytes += buffers[i].length + 6; // a masked binary frame's header
     sentAt.push(Date.now());
+    progress(i + 1, lags);
   }
   socket.send(JSON.stringify({ message: "EndOfStream", last_seq_no: buffers.length }));
   await done;
@@ -244,10 +257,10 @@ async function checkAndSave(cookie, id, buffers) {
   );
 }
 
-/** The app's peak resident memory (Linux), in MiB. */
-function peakMemory(pid) {
+/** The app's resident memory (Linux), in MiB: VmRSS now, VmHWM the peak. */
+function memory(pid, field) {
   try {
-    const kb = /VmHWM:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"))?.[1];
+    const kb = new RegExp(`${field}:\\s+(\\d+)`).exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"))?.[1];
     return kb ? `${(Number(kb) / 1024).toFixed(0)} MiB` : "unknown";
   } catch {
     return "unknown";
@@ -258,6 +271,7 @@ const dir = fs.mkdtempSync(path.join(os.tmpdir(), "skribent-bench-live-"));
 const { startFakeSpeechmaticsRt } = await loadFakeSpeechmaticsRt(path.join(dir, "fake"));
 const fake = await startFakeSpeechmaticsRt({ host: "127.0.0.1" });
 const app = startApp(path.join(dir, "data"), fake.url);
+appPid = app.pid;
 try {
   const buffers = await speechBuffers(dir);
   await waitForApp();
@@ -274,7 +288,7 @@ try {
     report("HTTP", result, seconds);
     await checkAndSave(cookie, result.id, buffers);
   }
-  console.log(`app peak memory (VmHWM): ${peakMemory(app.pid)}`);
+  console.log(`app peak memory (VmHWM): ${memory(app.pid, "VmHWM")}`);
 } catch (error) {
   console.error(error instanceof Error ? error.message : error);
   process.exitCode = 1;

@@ -12,7 +12,8 @@ import { defaultLinks } from "./links";
 import { describe, messageFrom, type LiveFailure } from "./messages";
 import { saveRecording, watchContextCounter, watchTemplateLanguage } from "./recorder-form";
 import { LiveSession, readEnvironment, widgetState } from "./session";
-import { formatDuration, segmentsOf, speakerNumber, type Segment } from "./transcript";
+import { formatDuration, segmentsOf, type Segment } from "./transcript";
+import { appendSegment as appendTo } from "./transcript-view";
 
 // Entry of public/live/recorder.js (ADR 0013): drives the live recording widget that
 // app/routes/_app._index/record-panel.tsx renders, through its data attributes. Loaded by app/pe/record.js.
@@ -98,28 +99,8 @@ function init(root: HTMLElement) {
     if (elapsed) elapsed.textContent = formatDuration(page.seconds);
   }
 
-  function speakerLabel(speaker: string) {
-    const n = speakerNumber(speaker);
-    return n === null ? msg("speakerUnknown") : msg("speaker", { n });
-  }
-
-  // One inline element per final, so the words of a speaker's turn flow as one paragraph; a new turn starts on
-  // its own line under the speaker's label (a sibling, so a segment holds only what was said). Text only
-  // (textContent): what the engine heard is never markup.
   function appendSegment(segment: Segment) {
-    const previous = transcript.querySelector("[data-speaker]:last-of-type");
-    if (segment.speaker && previous?.getAttribute("data-speaker") !== segment.speaker) {
-      const who = document.createElement("strong");
-      who.className = `block font-medium text-slate-600 ${previous ? "mt-2" : ""}`;
-      who.setAttribute("data-speaker-label", "");
-      who.textContent = speakerLabel(segment.speaker);
-      transcript.appendChild(who);
-    }
-    const piece = document.createElement("span");
-    piece.setAttribute("data-speaker", segment.speaker);
-    piece.textContent = `${segment.text} `;
-    transcript.appendChild(piece);
-    transcript.scrollTop = transcript.scrollHeight;
+    appendTo(transcript, segment, msg);
     page.segments++;
     render();
   }

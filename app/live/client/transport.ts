@@ -11,6 +11,7 @@ import {
 } from "../protocol";
 import type { DirectTarget, Link, LinkClosed, LinkFactory, TransportName } from "./link";
 import { LiveError, type LiveFailure } from "./messages";
+import { Timers } from "./timers";
 
 // One live connection over whichever transport gets through (issue 7, ADR 0013). Hospital proxies often
 // block WebSockets, so: try the WebSocket; without RecognitionStarted after LIVE_FALLBACK_MS, or when it
@@ -64,7 +65,7 @@ export class LiveConnection {
   private outstandingSince = 0;
   private retries = 0;
   private lastN: number;
-  private timers: Partial<Record<TimerName, ReturnType<typeof setTimeout>>> = {};
+  private timers = new Timers<TimerName>();
   private watch: ReturnType<typeof setInterval> | undefined;
   private ending: { resolve(complete: boolean): void; reject(error: LiveError): void } | null = null;
 
@@ -87,7 +88,7 @@ export class LiveConnection {
     if (this.phase !== "idle") return;
     this.sessionId = sessionId;
     this.phase = "connecting";
-    this.arm("connect", () => this.fail({ key: "connectTimeout" }), LIVE_CONNECT_TIMEOUT_MS[this.options.kind]);
+    this.timers.arm("connect", () => this.fail({ key: "connectTimeout" }), LIVE_CONNECT_TIMEOUT_MS[this.options.kind]);
     this.watch = setInterval(() => this.checkProgress(), 1_000);
     this.connect(this.options.direct ? "direct" : this.options.websocket === false ? "http" : "websocket");
   }
@@ -147,7 +148,7 @@ export class LiveConnection {
       last_n: this.lastN,
     });
     if (name === "websocket")
-      this.arm("fallback", () => (this.linkStarted ? undefined : this.drop()), LIVE_FALLBACK_MS);
+      this.timers.arm("fallback", () => (this.linkStarted ? undefined : this.drop()), LIVE_FALLBACK_MS);
   }
 
   private onMessage(message: NumberedMessage) {
@@ -176,13 +177,13 @@ export class LiveConnection {
 
   private onStarted(lastSeqNo: number) {
     if (this.linkStarted) return;
-    this.clear("fallback");
-    this.clear("reconnect");
+    this.timers.clear("fallback");
+    this.timers.clear("reconnect");
     this.retries = 0;
     this.linkStarted = true;
     const first = this.base === null;
     if (first) {
-      this.clear("connect");
+      this.timers.clear("connect");
       this.base = this.lastSeq = this.acked = lastSeqNo;
       for (const pcm of this.pending) this.unacked.set(++this.lastSeq, pcm);
       this.pending = [];
@@ -223,8 +224,8 @@ export class LiveConnection {
 
   /** The wait for EndOfTranscript starts once the server holds every buffer; until then audio may be lost. */
   private armEndOfTranscript() {
-    if (this.phase !== "ending" || !this.endSent || this.acked < this.lastSeq || this.timers.eot) return;
-    this.arm("eot", () => this.finish(false), this.options.maxDelay * 1000 + END_OF_TRANSCRIPT_GRACE_MS);
+    if (this.phase !== "ending" || !this.endSent || this.acked < this.lastSeq || this.timers.has("eot")) return;
+    this.timers.arm("eot", () => this.finish(false), this.options.maxDelay * 1000 + END_OF_TRANSCRIPT_GRACE_MS);
   }
 
   private onClosed(info: LinkClosed) {
@@ -255,14 +256,14 @@ export class LiveConnection {
     this.link = null;
     this.token = null;
     this.linkStarted = false;
-    this.clear("fallback");
-    if (this.base !== null && !this.timers.reconnect) {
+    this.timers.clear("fallback");
+    if (this.base !== null && !this.timers.has("reconnect")) {
       const lost: LiveFailure = { key: "connectionLost" };
-      this.arm("reconnect", () => this.fail(lost), LIVE_CONNECT_TIMEOUT_MS[this.options.kind]);
+      this.timers.arm("reconnect", () => this.fail(lost), LIVE_CONNECT_TIMEOUT_MS[this.options.kind]);
     }
     if (this.transport === "websocket") return this.connect("http");
     const wait = RETRY_DELAYS_MS[Math.min(this.retries++, RETRY_DELAYS_MS.length - 1)];
-    this.arm("retry", () => this.connect("http"), wait);
+    this.timers.arm("retry", () => this.connect("http"), wait);
   }
 
   private finish(complete: boolean) {
@@ -280,7 +281,7 @@ export class LiveConnection {
   }
 
   private shut(code: number) {
-    for (const name of Object.keys(this.timers) as TimerName[]) this.clear(name);
+    this.timers.clearAll();
     clearInterval(this.watch);
     this.link?.close(code);
     this.link = null;
@@ -290,18 +291,5 @@ export class LiveConnection {
     this.ending = null;
     this.pending = [];
     this.unacked.clear();
-  }
-
-  private arm(name: TimerName, fn: () => void, ms: number) {
-    this.clear(name);
-    this.timers[name] = setTimeout(() => {
-      delete this.timers[name];
-      fn();
-    }, ms);
-  }
-
-  private clear(name: TimerName) {
-    clearTimeout(this.timers[name]);
-    delete this.timers[name];
   }
 }
