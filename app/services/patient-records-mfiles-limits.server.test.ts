@@ -76,7 +76,8 @@ describe("M-Files patient records", () => {
     const elapsed = performance.now() - started;
     expect(error.code).toBe("timeout");
     expect(elapsed).toBeGreaterThanOrEqual(250);
-    expect(elapsed).toBeLessThan(2_000);
+    // The stalled server never answers: the time-out ended it (margin: a loaded CI machine).
+    expect(elapsed).toBeLessThan(5_000);
   });
 
   it("times out when a download stops half-way", async () => {

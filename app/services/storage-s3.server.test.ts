@@ -219,7 +219,8 @@ describe("S3 storage against s3rver", () => {
     expect(health.status).toBe("error");
     expect(health.detail).toMatch(/^(Cannot reach storage endpoint \(ECONNREFUSED\)|No answer within 800 ms)$/);
     expect(health.detail).not.toContain(secret);
-    expect(elapsed).toBeLessThan(800 + 500);
+    // Well short of a hang; the margin is for a loaded two-core CI machine (the SDK loads and signs first).
+    expect(elapsed).toBeLessThan(5_000);
   });
 
   it("check() gives up on a server that accepts connections but never answers", async () => {
@@ -241,7 +242,8 @@ describe("S3 storage against s3rver", () => {
       const elapsed = performance.now() - started;
       expect(health).toEqual({ status: "error", detail: "No answer within 300 ms" });
       expect(elapsed).toBeGreaterThanOrEqual(290);
-      expect(elapsed).toBeLessThan(300 + 500);
+      // The silent server never answers: without the time-out this would hang (margin: a loaded CI machine).
+      expect(elapsed).toBeLessThan(5_000);
       // The SDK saw the request: the time-out, not a refused connection, ended it.
       expect(sockets.size).toBeGreaterThan(0);
     } finally {

@@ -103,7 +103,12 @@ test.describe("live recording", () => {
     await recordUntil(page, 1);
     await expect(recorder(page)).toHaveAttribute("data-transport", "http");
     await stop(page);
-    await page.locator('[data-live-action="discard"]').click();
+    // Discarding asks first: one click only changes the button, a second one discards.
+    const discard = page.locator('[data-live-action="discard"]');
+    await discard.click();
+    await expect(discard).toHaveText("Wirklich verwerfen? Das Aufgenommene geht verloren.");
+    await expect(recorder(page)).toHaveAttribute("data-state", "paused");
+    await discard.click();
     await expect(recorder(page)).toHaveAttribute("data-state", "ready");
   });
 

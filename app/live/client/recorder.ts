@@ -267,7 +267,21 @@ function init(root: HTMLElement) {
   button("start").addEventListener("click", start);
   button("stop").addEventListener("click", () => void stop());
   button("continue").addEventListener("click", resume);
-  button("discard").addEventListener("click", () => void discard());
+  // What was recorded is gone after a discard: the first click asks, a second one within 5 s discards.
+  const discardButton = button("discard");
+  const discardLabel = discardButton.textContent ?? "";
+  let confirmUntil = 0;
+  discardButton.addEventListener("click", () => {
+    if (Date.now() > confirmUntil) {
+      confirmUntil = Date.now() + 5_000;
+      discardButton.textContent = discardButton.getAttribute("data-msg-confirm") ?? discardLabel;
+      setTimeout(() => (discardButton.textContent = discardLabel), 5_000);
+      return;
+    }
+    confirmUntil = 0;
+    discardButton.textContent = discardLabel;
+    void discard();
+  });
   button("save").addEventListener("click", () => void save());
   button("dismiss").addEventListener("click", () => {
     page.saveFailure = null;

@@ -112,6 +112,7 @@ export function RecordPanel({
               type="button"
               className="rounded-md border border-red-300 px-3 py-1.5 text-sm text-red-700 hover:bg-red-50 disabled:opacity-50"
               data-live-action="discard"
+              data-msg-confirm={t("recorder.discardConfirm")}
             >
               {t("recorder.discard")}
             </button>
