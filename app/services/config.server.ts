@@ -3,6 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import { engineIssues, llmConfig, speechConfig } from "./config-engines.server";
+import { workspaceConfig, workspaceEnvShape } from "./config-workspace.server";
 
 // Configuration is read once, at boot, and validated with zod (STYLE.md §10).
 // SPEC §7's "runtime config file fetched from the site root" becomes this
@@ -45,6 +46,7 @@ const schema = z
       .default(12),
 
     OPERATOR_EMAIL_DOMAIN: z.string().min(3).default("skribent.example"),
+    ...workspaceEnvShape,
     SUPPORT_EMAIL: z.string().email().default("support@skribent.example"),
     PARTNER_ORG_LABEL: z.string().min(1).max(60).default("Partnerorganisation"),
     LINK_HOME: z.string().url().default("https://skribent.example/"),
@@ -209,6 +211,7 @@ export function buildConfig(env: Env) {
       absoluteMs: env.SESSION_ABSOLUTE_HOURS * 3_600_000,
     },
     operatorEmailDomain: env.OPERATOR_EMAIL_DOMAIN.toLowerCase(),
+    ...workspaceConfig(env),
     supportEmail: env.SUPPORT_EMAIL,
     partnerOrgLabel: env.PARTNER_ORG_LABEL,
     links: {
