@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { HttpError, withRetries } from "./api";
+import { HttpError, saveTimeoutMs, withRetries } from "./api";
 
 describe("withRetries (SPEC §7 upload retries)", () => {
   beforeEach(() => vi.useFakeTimers());
@@ -40,5 +40,14 @@ describe("withRetries (SPEC §7 upload retries)", () => {
     });
     await expect(withRetries(refused)).rejects.toMatchObject({ status: 403 });
     expect(refused).toHaveBeenCalledTimes(1);
+  });
+});
+
+describe("saveTimeoutMs", () => {
+  it("waits longer for a longer recording: a 4-hour session is not cut off at 2 minutes", () => {
+    expect(saveTimeoutMs(0)).toBe(120_000);
+    // 45 minutes took 67 s to save in bench/live-relay.mjs: well inside its wait.
+    expect(saveTimeoutMs(45 * 60)).toBe(255_000);
+    expect(saveTimeoutMs(4 * 3600)).toBe(840_000);
   });
 });

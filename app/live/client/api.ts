@@ -143,10 +143,18 @@ export type SavePayload = {
 };
 export type Saved = { transcript_key: string; audio_key: string; recording_key: string };
 
-export async function saveSession(id: string, payload: SavePayload): Promise<Saved> {
+/**
+ * The server encodes the session's audio while the save waits: about 1.5 s per recorded minute (bench/live-relay.mjs,
+ * 45 minutes in 67 s), so the wait grows with the recording — 2 minutes plus 3 s a minute, 14 minutes at the 4 h cap.
+ */
+export function saveTimeoutMs(seconds: number) {
+  return 120_000 + Math.ceil(Math.max(0, seconds) / 60) * 3_000;
+}
+
+export async function saveSession(id: string, payload: SavePayload, seconds = 0): Promise<Saved> {
   return (await request(`/live/sessions/${encodeURIComponent(id)}/save`, {
     json: payload,
-    timeoutMs: 120_000,
+    timeoutMs: saveTimeoutMs(seconds),
   })) as Saved;
 }
 

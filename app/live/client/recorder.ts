@@ -255,7 +255,7 @@ function init(root: HTMLElement) {
             },
             form,
           )
-      : (form: SavePayload) => saveSession(info.id, form);
+      : (form: SavePayload) => saveSession(info.id, form, page.seconds);
     const problem = await saveRecording(root, save, copy, msg);
     // Saved: the page is on its way to the audio list and stays "saving" until it leaves.
     if (problem === null) return;
