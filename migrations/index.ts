@@ -6,6 +6,8 @@ import * as m0004 from "./0004_multipart_uploads";
 import * as m0005 from "./0005_transcription";
 import * as m0006 from "./0006_letters";
 import * as m0007 from "./0007_live_sessions";
+import * as m0008 from "./0008_chat";
+import * as m0009 from "./0009_admin";
 
 // Static imports: kysely's FileMigrationProvider cannot import .ts under plain
 // Node (STACK-NOTES pitfall 5). Append new migrations here, in order.
@@ -17,4 +19,6 @@ export const migrations: Record<string, Migration> = {
   "0005_transcription": m0005,
   "0006_letters": m0006,
   "0007_live_sessions": m0007,
+  "0008_chat": m0008,
+  "0009_admin": m0009,
 };

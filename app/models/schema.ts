@@ -1,4 +1,5 @@
 import type { ColumnType, Generated, Insertable, Selectable } from "kysely";
+import type { ChatContextTable, ChatMessagesTable } from "./schema-chat";
 import type { LiveAudioTable, LiveMessagesTable, LiveSessionsTable } from "./schema-live";
 
 export type { LiveSessionStatus } from "./schema-live";
@@ -28,6 +29,8 @@ export interface UsersTable {
   last_login_at: Timestamp;
   rag_agreed: Generated<boolean>;
   rag_agreed_at: Date | null;
+  /** Migration 0009: the configured organisation claim at the last sign-in (null: not configured or absent). */
+  org_claim: ColumnType<boolean | null, boolean | null | undefined, boolean | null>;
 }
 
 export interface SessionsTable {
@@ -291,6 +294,8 @@ export interface Database {
   live_sessions: LiveSessionsTable;
   live_audio: LiveAudioTable;
   live_messages: LiveMessagesTable;
+  chat_messages: ChatMessagesTable;
+  chat_context: ChatContextTable;
 }
 
 export type User = Selectable<UsersTable>;

@@ -7,17 +7,21 @@ export async function upsertUserByIdentity(args: {
   emailVerified: boolean;
   name: string | null;
   locale: string | null;
+  /** The organisation claim of a sign-in's ID token; left as it was when not given. */
+  orgClaim?: boolean | null;
 }) {
-  const { emailVerified, ...rest } = args;
+  const { emailVerified, orgClaim, ...rest } = args;
+  const claim = orgClaim === undefined ? {} : { org_claim: orgClaim };
   return getDb()
     .insertInto("users")
-    .values({ ...rest, email_verified: emailVerified, last_login_at: new Date() })
+    .values({ ...rest, ...claim, email_verified: emailVerified, last_login_at: new Date() })
     .onConflict((oc) =>
       oc.columns(["issuer", "subject"]).doUpdateSet({
         email: args.email,
         email_verified: emailVerified,
         name: args.name,
         locale: args.locale,
+        ...claim,
         last_login_at: new Date(),
       }),
     )

@@ -2,7 +2,7 @@
 // when a section differs from what was loaded (SPEC §5) and a warning before leaving unsaved text; the
 // instruction counter, Update only with an instruction and busy once sent; saved prompts filled in place;
 // and while a letter is processing, the lists refresh every 5 s (SPEC §4) and a busy editor reloads itself.
-// The voice button loads the live dictation client on its first click.
+// The voice button is voice.js's.
 (function () {
   document.querySelectorAll("[data-action=copy]").forEach(function (button) {
     var source = document.getElementById(button.getAttribute("data-copy-target"));
@@ -75,43 +75,6 @@
         count();
         query.focus();
       });
-    });
-  }
-
-  // Dictation (issue 7): the live client is loaded on the first click of the voice button, which it then
-  // drives; a client that has not loaded after 120 s (SPEC §9) is reported, and the next click tries again.
-  var voice = document.querySelector("[data-voice-input]");
-  var nonce = document.currentScript && document.currentScript.nonce;
-  if (voice && query && window.Promise) {
-    var loading = null;
-    voice.hidden = false;
-    voice.addEventListener("click", function () {
-      // Once loaded, dictation.js handles the clicks (it marks the button as its own).
-      if (loading || voice.hasAttribute("data-live-ready")) return;
-      var problem = refine.querySelector("[data-dictation-error]");
-      var script = document.createElement("script");
-      var failed = function () {
-        clearTimeout(timer);
-        loading = null;
-        script.remove();
-        voice.removeAttribute("aria-busy");
-        voice.removeAttribute("data-start-on-load");
-        if (!problem) return;
-        problem.textContent = voice.getAttribute("data-msg-load-failed");
-        problem.hidden = false;
-      };
-      var timer = setTimeout(failed, 120000);
-      loading = script;
-      voice.setAttribute("aria-busy", "true");
-      voice.setAttribute("data-start-on-load", "");
-      if (problem) problem.hidden = true;
-      script.src = "/live/dictation.js";
-      script.nonce = nonce;
-      script.onload = function () {
-        clearTimeout(timer);
-      };
-      script.onerror = failed;
-      document.head.appendChild(script);
     });
   }
 

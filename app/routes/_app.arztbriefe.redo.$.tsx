@@ -9,6 +9,7 @@ import { getFixedTFor, getLanguage } from "~/services/i18n.server";
 import { getLetter } from "~/services/letter-editing.server";
 import { letterLanguage, requestLetter } from "~/services/letters.server";
 import { requireUser } from "~/services/session.server";
+import { meterCall } from "~/services/usage.server";
 import { listUserTemplates } from "~/services/templates.server";
 import { setToast } from "~/services/toast.server";
 
@@ -81,6 +82,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
     await audit({ ...entry, outcome: "failure" });
     return json({ error: t(problem) }, { status: 400 });
   }
+  meterCall(user.id, "medical-letter-v2");
   try {
     await requestLetter({ userId: user.id, sourceKey: letter.metadata.source_key, kind: "redo", templateId });
   } catch (error) {

@@ -14,6 +14,7 @@ import { DomainError } from "~/services/domain-error.server";
 import { getFixedTFor, getLanguage } from "~/services/i18n.server";
 import { deleteLetter, listLetters } from "~/services/letter-editing.server";
 import { requireUser } from "~/services/session.server";
+import { meterCall } from "~/services/usage.server";
 import { setToast } from "~/services/toast.server";
 import { LetterStatusLabel, type LetterStatusView } from "./_app.arztbriefe.$/letter-status";
 import { deleteUrl, editorUrl, redoUrl } from "./_app.arztbriefe.$/paths";
@@ -81,6 +82,7 @@ export async function action({ request }: ActionFunctionArgs) {
   const user = await requireUser(request);
   const form = await request.formData();
   if (form.get("intent") !== "delete") throw new Response("Unknown intent", { status: 400 });
+  meterCall(user.id, "delete-arztbrief");
   const key = String(form.get("key") ?? "");
   const entry = { userId: user.id, action: "letter.delete", entityType: "letter", entityId: key, request };
   try {

@@ -4,6 +4,7 @@ import { useTranslation } from "react-i18next";
 import { Modal } from "~/components/ui/modal";
 import { DESCRIPTION_WARN_ABOVE, elementInputSchema, MAX_DESCRIPTION } from "~/models/template-rules";
 import { saveUserStructure } from "~/services/templates.server";
+import { meterCall } from "~/services/usage.server";
 import { requireUserTemplate } from "./_app.settings/context.server";
 import { templateChanged, withFailureMessage } from "./_app.settings/queries.server";
 import { settingsUrl } from "./_app.settings/urls";
@@ -34,6 +35,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
     name: e.name,
     description: e.id === element.id ? checked.data : e.description,
   }));
+  meterCall(user.id, "structure/user");
   await withFailureMessage("templates:errors.saveStructure", language, () =>
     saveUserStructure({ userId: user.id, templateId, language, elements, prompt: structure.prompt }),
   );

@@ -9,6 +9,7 @@ import { audit } from "~/services/audit.server";
 import { createCustomTemplate } from "~/services/custom-templates.server";
 import { DomainError } from "~/services/domain-error.server";
 import { setToast } from "~/services/toast.server";
+import { meterCall } from "~/services/usage.server";
 import { requireUserTemplatesEnabled } from "~/routes/_app.settings/context.server";
 import { settingsUrl } from "~/routes/_app.settings/urls";
 import { StructureFields, type StructureFormSchema } from "~/routes/_app.settings/editor";
@@ -27,6 +28,7 @@ export async function action({ request }: ActionFunctionArgs) {
   if (submission.status !== "success") {
     return json({ result: submission.reply() }, { status: submission.status === "error" ? 400 : 200 });
   }
+  meterCall(user.id, "structure/custom-template");
   let templateId: string;
   try {
     ({ templateId } = await createCustomTemplate({ userId: user.id, language, ...submission.value }));

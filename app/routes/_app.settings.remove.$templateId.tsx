@@ -10,6 +10,7 @@ import { removeTemplateAccess } from "~/services/templates.server";
 import { requireUserTemplate } from "./_app.settings/context.server";
 import { settingsUrl } from "./_app.settings/urls";
 import { setToast } from "~/services/toast.server";
+import { meterCall } from "~/services/usage.server";
 
 // The delete/remove confirmation dialog: says what will be lost before acting.
 
@@ -21,6 +22,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
 export async function action({ request, params }: ActionFunctionArgs) {
   const templateId = params.templateId ?? "";
   const { user, language, structure } = await requireUserTemplate(request, templateId);
+  meterCall(user.id, structure.isSystem ? "structure/user/remove-access" : "structure/custom-template");
   try {
     if (structure.isSystem) await removeTemplateAccess({ userId: user.id, templateId, language });
     else await deleteCustomTemplate({ userId: user.id, templateId, language });

@@ -8,6 +8,7 @@ import { getFixedTFor, getLanguage } from "~/services/i18n.server";
 import { organizations } from "~/services/system-templates.server";
 import { addTemplateAccess, getRepository, organizationLabel } from "~/services/templates.server";
 import { setToast } from "~/services/toast.server";
+import { meterCall } from "~/services/usage.server";
 import { requireUserTemplatesEnabled } from "./_app.settings/context.server";
 import { settingsUrl } from "./_app.settings/urls";
 
@@ -51,6 +52,7 @@ export async function action({ request }: ActionFunctionArgs) {
   const form = await request.formData();
   const templateId = String(form.get("templateId") ?? "");
   const back = `/settings/repository?language=${language}${url.searchParams.get("q") ? `&q=${encodeURIComponent(url.searchParams.get("q")!)}` : ""}`;
+  meterCall(user.id, "structure/user/add-access");
   try {
     await addTemplateAccess({ userId: user.id, templateId, language });
   } catch (error) {

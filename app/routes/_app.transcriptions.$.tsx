@@ -12,6 +12,7 @@ import { getDb } from "~/services/db.server";
 import { DomainError } from "~/services/domain-error.server";
 import { getLanguage } from "~/services/i18n.server";
 import { requireUser } from "~/services/session.server";
+import { meterCall } from "~/services/usage.server";
 import type { TranscriptWord } from "~/services/speech/transcript-format";
 import { setToast } from "~/services/toast.server";
 import { deleteTranscript, getTranscript } from "~/services/transcription.server";
@@ -96,6 +97,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
     return createLetterIntent({ user, sourceKey: row.source_key, request, redirectTo: new URL(request.url).pathname });
   }
   if (form.get("intent") !== "delete") throw new Response("Unknown intent", { status: 400 });
+  meterCall(user.id, "delete-transcript");
   await deleteTranscript({ userId: user.id, transcriptKey: key }).catch(notFound);
   await audit({
     userId: user.id,

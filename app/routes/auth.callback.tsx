@@ -45,6 +45,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
     emailVerified: identity.emailVerified,
     name: identity.name,
     locale: identity.locale,
+    orgClaim: identity.orgClaim,
   });
   // A fresh id at every sign-in; whatever session this browser had is gone.
   const previous = await endSession(request);

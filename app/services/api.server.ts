@@ -7,6 +7,7 @@ import { DomainError, statusFor } from "./domain-error.server";
 import { getFixedTFor } from "./i18n.server";
 import { applySecurityHeaders } from "./security.server";
 import { requireUser, type SessionUser } from "./session.server";
+import { endpointOfPath, meterCall } from "./usage.server";
 
 // The JSON door of SPEC §7 (ARCHITECTURE.md "The JSON API contract"): a bearer
 // access token from the configured provider or the session cookie; never a
@@ -32,7 +33,14 @@ export function apiErrorResponse(status: number, detail: string, headers?: Heade
   return apiJson({ detail }, { status, headers });
 }
 
+/** The caller of a JSON call; once known, the call is metered (one usage row, not waited for). */
 export async function requireApiUser(request: Request): Promise<SessionUser & { via: "bearer" | "session" }> {
+  const user = await identifyApiUser(request);
+  meterCall(user.id, endpointOfPath(new URL(request.url).pathname));
+  return user;
+}
+
+async function identifyApiUser(request: Request): Promise<SessionUser & { via: "bearer" | "session" }> {
   const authorization = request.headers.get("Authorization");
   if (authorization) {
     const match = /^Bearer\s+(\S+)$/i.exec(authorization);
@@ -46,11 +54,22 @@ export async function requireApiUser(request: Request): Promise<SessionUser & { 
     }
     // A user who never signed in to the web app still gets an account keyed by issuer + subject.
     const existing = await getUserByIdentity(identity);
-    const user = existing ?? (await upsertUserByIdentity({ ...identity, name: null, locale: null }));
+    const user =
+      existing ??
+      (await upsertUserByIdentity({
+        ...identity,
+        emailVerified: identity.emailVerified === true,
+        name: null,
+        locale: null,
+      }));
+    const email = identity.email ?? user.email;
+    // A token silent about verification counts as verified only when a web sign-in's ID token verified this very
+    // address (the admin check needs a verified e-mail, and providers let people register unverified ones).
+    const storedVerified = existing?.email_verified === true && existing.email === email;
     return {
       id: user.id,
-      email: identity.email ?? user.email,
-      emailVerified: identity.emailVerified,
+      email,
+      emailVerified: identity.emailVerified ?? storedVerified,
       name: user.name,
       via: "bearer",
     };

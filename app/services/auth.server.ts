@@ -3,6 +3,7 @@ import { createRemoteJWKSet, jwtVerify, type JWTPayload } from "jose";
 import { Authenticator } from "remix-auth";
 import { OAuth2Strategy } from "remix-auth-oauth2";
 import { getConfig } from "./config.server";
+import { emailDomainOf, orgClaimOf } from "./organisation.server";
 
 // OpenID Connect authorization code + PKCE through remix-auth-oauth2 (ADR 0003).
 // The provider's tokens never reach the browser: the callback verifies the ID
@@ -20,6 +21,8 @@ export type Identity = {
   name: string | null;
   locale: string | null;
   idToken: string;
+  /** The configured organisation claim (OIDC_ORG_CLAIM), null when not configured or not in the token. */
+  orgClaim: boolean | null;
 };
 
 type Discovery = {
@@ -118,6 +121,7 @@ function identityFromClaims(payload: JWTPayload, issuer: string, idToken: string
     name: str(payload.name),
     locale: str(payload.locale),
     idToken,
+    orgClaim: orgClaimOf(payload),
   };
 }
 
@@ -178,8 +182,9 @@ export async function verifyAccessToken(token: string) {
     issuer,
     subject: payload.sub,
     email: typeof payload.email === "string" ? payload.email.toLowerCase() : null,
-    // Access tokens rarely carry email_verified; only an explicit "false" counts against it.
-    emailVerified: payload.email_verified !== false,
+    // Access tokens rarely carry email_verified: null when silent (the caller decides from what it knows).
+    emailVerified: typeof payload.email_verified === "boolean" ? payload.email_verified : null,
+    orgClaim: orgClaimOf(payload),
   };
 }
 
@@ -199,10 +204,12 @@ export function isEmailVerificationError(error: string | null, description: stri
   return error === "access_denied" && /verif/i.test(description ?? "") && /e-?mail/i.test(description ?? "");
 }
 
-/** Admin = a verified e-mail address in the operator's own domain, decided on the server. */
+/**
+ * Admin = a verified e-mail address in exactly the operator's own domain, decided on the server from the verified
+ * identity (organisation.server.ts says what counts as that domain: no look-alikes, no subdomains).
+ */
 export function isOperator(user: { email: string | null; emailVerified: boolean }) {
-  if (!user.email || !user.emailVerified) return false;
-  const email = user.email;
-  const domain = email.split("@").pop()?.toLowerCase();
-  return domain === getConfig().operatorEmailDomain;
+  if (!user.emailVerified) return false;
+  const domain = emailDomainOf(user.email);
+  return domain !== null && domain === getConfig().operatorEmailDomain;
 }

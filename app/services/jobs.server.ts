@@ -6,6 +6,7 @@ import { deleteExpiredPendingPosts } from "./pending-post.server";
 import { pruneRateLimits } from "./rate-limit.server";
 import { deleteStaleUploads } from "./recording-removal.server";
 import { LETTER_QUEUE, runLetterJob, sweepLetterJobs } from "./letters.server";
+import { sweepChats } from "./chat/chat.server";
 import { sweepLiveSessions } from "./live/sessions.server";
 import { runTranscriptionJob, sweepTranscriptionJobs, TRANSCRIPTION_QUEUE } from "./transcription.server";
 
@@ -75,11 +76,12 @@ export async function startJobs(options: { pool: pg.Pool; work: boolean; schedul
       if (job?.data?.jobId) await runLetterJob(job.data.jobId);
     });
     // One sweep for every kind of job: lapsed leases back to the queue, lost wake-ups re-sent, live sessions of
-    // dead runners paused and abandoned ones deleted.
+    // dead runners paused and abandoned ones deleted, chat answers of dead writers failed, expired chats deleted.
     await boss.work(queues.transcriptionSweep, async () => {
       await sweepTranscriptionJobs();
       await sweepLetterJobs();
       await sweepLiveSessions();
+      await sweepChats();
     });
     if (options.schedule !== false) {
       await boss.schedule(queues.expireSessions, "*/5 * * * *");

@@ -21,6 +21,7 @@ import { getLanguageModel } from "./llm/engine.server";
 import { LlmError, type TokenUsage } from "./llm/types";
 import { hitRateLimit } from "./rate-limit.server";
 import { getTranscript } from "./transcription.server";
+import { meterCall } from "./usage.server";
 
 // Refining letters (issue 6): in the editor a refinement is a proposal (letter_proposals) that becomes a version
 // only when the doctor accepts it, and only if the letter has not changed since; the SPEC §7 calls
@@ -98,6 +99,9 @@ export async function proposeRefinement(args: { userId: string; key: unknown; sc
   const letter = await requireLetter(args.userId, args.key);
   const sections = sectionsOf(letter.content);
   const scope = scopeFrom(args.scope, sections);
+  const endpoint = scope.kind === "all" ? "refine-arztbrief-bulk" : "refine-arztbrief-structured";
+  // The editor's refinement is a screen action: one call, as the JSON door counts its own (usage.server.ts).
+  meterCall(args.userId, endpoint);
   await refinementAllowed(args.userId);
   const model = getLanguageModel();
   const language = letterLanguage(letter.language_code);
@@ -126,7 +130,7 @@ export async function proposeRefinement(args: { userId: string; key: unknown; sc
     proposed = result.text;
     usage = result.usage;
   }
-  await charge(args.userId, scope.kind === "all" ? "refine-arztbrief-bulk" : "refine-arztbrief-structured", usage);
+  await charge(args.userId, endpoint, usage);
   const row = await insertProposal({
     ownerId: args.userId,
     letterId: letter.id,

@@ -183,6 +183,7 @@ describe("letter creation", () => {
       .selectFrom("usage_events")
       .where("user_id", "=", userId)
       .where("endpoint", "=", "medical-letter-v2")
+      .where("unit", "!=", "call")
       .select(["unit", "units"])
       .execute();
     expect(usage.map((u) => u.unit).sort()).toEqual(["input_token", "output_token"]);

@@ -24,8 +24,9 @@ describe("rate limits in the database", () => {
 });
 
 describe("usage", () => {
-  it("adds up calls and costs per user and endpoint", async () => {
+  it("counts call rows as calls and adds up the cost of every row per user and endpoint", async () => {
     const { user } = await signedInUser({ email: "usage@praxis.example", name: "Dr. U" });
+    await recordUsage({ userId: user.id, endpoint: "transcribe_v2", units: 1, unit: "call", unitPriceUsd: 0 });
     await recordUsage({
       userId: user.id,
       endpoint: "transcribe_v2",
@@ -47,9 +48,10 @@ describe("usage", () => {
       unit: "input_token",
       unitPriceUsd: 0.000002,
     });
-    const rows = await usageByUser();
+    const rows = await usageByUser({ from: new Date(Date.now() - 60_000), to: new Date(Date.now() + 60_000) });
     const mine = rows.find((r) => r.email === "usage@praxis.example")!;
-    expect(mine.endpoints).toEqual({ transcribe_v2: 2, "chat-request": 1 });
+    // Engine rows (audio seconds, tokens) cost but are not calls.
+    expect(mine.endpoints).toEqual({ transcribe_v2: 1, "chat-request": 0 });
     expect(mine.costs.transcribe_v2).toBeCloseTo(0.012, 6);
     expect(mine.costs.total).toBeCloseTo(0.014, 6);
     await expect(

@@ -203,6 +203,7 @@ describe("transcription (JSON API and job)", () => {
     const usage = await getDb()
       .selectFrom("usage_events")
       .where("endpoint", "=", "transcribe_v2")
+      .where("unit", "!=", "call")
       .select(["unit", "units"])
       .execute();
     expect(usage).toHaveLength(1);

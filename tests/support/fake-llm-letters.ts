@@ -1,4 +1,5 @@
 import { findDataBlocks } from "../../app/services/letters/letter-prompt";
+import { chatModel } from "./fake-llm-chat";
 import { reply, type FakeChatReply, type FakeChatRequest } from "./fake-openai-chat";
 
 // The named behaviour of the tests' language model for the end-to-end tests and for trying the app by hand
@@ -6,7 +7,7 @@ import { reply, type FakeChatReply, type FakeChatRequest } from "./fake-openai-c
 // blocks it is sent. The first section of a letter quotes the transcript's first line, the others say "no
 // information found"; refinements append " (überarbeitet)" to the text they were given; notes requests return
 // the transcript's lines as notes of the first section. A transcript containing KEIN-PATIENT is classified as
-// "other" (the guard's named fixture).
+// "other" (the guard's named fixture). Plain chat (no schema) is the chat's behaviour (fake-llm-chat.ts).
 
 export const NOT_CLINICAL_MARKER = "KEIN-PATIENT";
 export const REFINED_SUFFIX = " (überarbeitet)";
@@ -59,6 +60,6 @@ export function letterModel(request: FakeChatRequest): FakeChatReply {
       });
     }
     default:
-      return reply.text("OK");
+      return chatModel(request);
   }
 }

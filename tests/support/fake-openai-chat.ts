@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { promptTextOf, roughTokens, streamAnswer } from "./fake-openai-stream";
 
 // A local OpenAI-compatible chat-completions server (POST /v1/chat/completions, GET /v1/models) that behaves as
 // PROTOCOLS.md §3.2–3.4 describe OpenAI and the self-hosted servers. Reproduced:
@@ -21,7 +22,13 @@ import type { AddressInfo } from "node:net";
 //   failures. Every answer reports `usage` (a rough count: characters / 4), unless the reply says `usage: null`.
 // - A server that ignores the schema (Ollama, llama.cpp with `strict`) is a responder that returns something
 //   else: the schema is never enforced here.
-// Not reproduced: streaming (`stream: true` → 400), tools, n > 1, logprobs, exact wording of real messages.
+// - Streaming (`stream: true`, PROTOCOLS.md §3.2, behaviour 6): a json/text/refusal/truncated reply goes out as
+//   text/event-stream — a first chunk with the role, the content word by word (`streamDelayMs` apart), a last
+//   chunk with finish_reason, with `stream_options.include_usage` one more chunk with `choices: []` and usage
+//   (every other chunk then carries `"usage": null`), then `data: [DONE]`. Errors and slow replies work as without
+//   streaming (an error before the first byte is a plain error answer); `streamError` sends some text and then an
+//   in-stream `{"error":…}` event, `brokenStream` some text and then closes the connection without [DONE].
+// Not reproduced: tools, n > 1, logprobs, exact wording of real messages.
 // `requests` records every call: method, path, headers (the Authorization value masked) and the parsed body.
 
 export type FakeErrorStyle = "openai" | "vllm" | "llamacpp" | "fastapi" | "html";
@@ -49,7 +56,9 @@ export type FakeChatReply =
       body?: string;
       contentType?: string;
     }
-  | { kind: "slow"; ms: number; then: FakeChatReply };
+  | { kind: "slow"; ms: number; then: FakeChatReply }
+  | { kind: "streamError"; before: string; message?: string; type?: string }
+  | { kind: "brokenStream"; before: string };
 
 export type FakeChatRequest = {
   method: string;
@@ -94,6 +103,8 @@ export interface FakeChatServer {
   responder: FakeChatResponder;
   modelsEndpoint: boolean;
   models: string[];
+  /** The pause between the chunks of a streamed answer (default 0). */
+  streamDelayMs: number;
   /** The calls to /chat/completions. */
   chatRequests(): FakeChatRequest[];
   /** Timers of slow replies still waiting (0 once every client got its answer or went away). */
@@ -119,6 +130,14 @@ export const reply = {
   },
   slow(ms: number, then: FakeChatReply = { kind: "text", content: "OK" }): FakeChatReply {
     return { kind: "slow", ms, then };
+  },
+  /** Streaming only: `before` as content chunks, then an in-stream error event. */
+  streamError(before: string, message = "The server had an error while processing your request."): FakeChatReply {
+    return { kind: "streamError", before, message, type: "server_error" };
+  },
+  /** Streaming only: `before` as content chunks, then the connection closes without [DONE]. */
+  brokenStream(before: string): FakeChatReply {
+    return { kind: "brokenStream", before };
   },
   /** OpenAI's rate limit: Retry-After in seconds, and optionally retry-after-ms. */
   rateLimited(retryAfterSeconds: number, retryAfterMs?: number): FakeChatReply {
@@ -183,10 +202,6 @@ const defaultResponder: FakeChatResponder = (request) => {
   return reply.text("OK");
 };
 
-function roughTokens(text: string) {
-  return Math.max(1, Math.ceil(text.length / 4));
-}
-
 function defaultType(status: number) {
   if (status === 429) return "rate_limit_error";
   if (status >= 500) return "server_error";
@@ -231,7 +246,10 @@ function checkChatBody(body: Json) {
   });
   if (body.max_tokens !== undefined && !(Number.isInteger(body.max_tokens) && body.max_tokens > 0))
     throw new BadRequest("max_tokens must be a positive integer", "max_tokens");
-  if (body.stream) throw new BadRequest("This fake server does not stream", "stream");
+  if (body.stream !== undefined && typeof body.stream !== "boolean")
+    throw new BadRequest("stream must be a boolean", "stream");
+  if (body.stream_options !== undefined && !body.stream)
+    throw new BadRequest("stream_options is only allowed when stream is true", "stream_options");
   const format = body.response_format;
   if (format !== undefined) {
     if (!["text", "json_object", "json_schema"].includes(format?.type))
@@ -270,6 +288,7 @@ export async function startFakeOpenAiChatServer(options: FakeChatOptions = {}): 
     responder: options.responder ?? defaultResponder,
     modelsEndpoint: true,
     models: options.models ?? ["gpt-4o-mini"],
+    streamDelayMs: 0,
     chatRequests() {
       return requests.filter((r) => r.path === "/v1/chat/completions");
     },
@@ -359,7 +378,7 @@ export async function startFakeOpenAiChatServer(options: FakeChatOptions = {}): 
     content: string | null,
     extra: { refusal?: string; finishReason: string; usage?: Usage },
   ) {
-    const promptText = (body.messages as Array<{ content: unknown }>).map((m) => JSON.stringify(m.content)).join("");
+    const promptText = promptTextOf(body);
     const usage =
       extra.usage === null
         ? undefined
@@ -386,6 +405,13 @@ export async function startFakeOpenAiChatServer(options: FakeChatOptions = {}): 
   }
 
   function answer(res: ServerResponse, body: Json, answerWith: FakeChatReply) {
+    if (body?.stream === true && answerWith.kind !== "error" && answerWith.kind !== "slow") {
+      return void streamAnswer(res, body, answerWith, {
+        delayMs: state.streamDelayMs,
+        timers,
+        promptText: promptTextOf(body),
+      });
+    }
     switch (answerWith.kind) {
       case "json":
         return sendJson(
@@ -415,6 +441,16 @@ export async function startFakeOpenAiChatServer(options: FakeChatOptions = {}): 
       }
       case "error":
         return sendError(res, answerWith);
+      case "streamError":
+      case "brokenStream":
+        return sendJson(res, 400, {
+          error: {
+            message: `${answerWith.kind} needs stream: true`,
+            type: "invalid_request_error",
+            param: null,
+            code: null,
+          },
+        });
       case "slow": {
         const timer = setTimeout(() => {
           timers.delete(timer);

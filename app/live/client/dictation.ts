@@ -7,9 +7,9 @@ import { LiveSession, readEnvironment, type ConnectionState } from "./session";
 import { textOf } from "./transcript";
 
 // Entry of public/live/dictation.js (ADR 0013): the voice-input button of the letter editor's refinement
-// panel (SPEC §2). Partial results show live under the field, finals are appended to the instruction (within
-// its 500 characters), the field is disabled while dictating, and dictation stops by itself after 60 s
-// without speech (SPEC §9). app/pe/letter.js loads this on the button's first click.
+// panel (SPEC §2) and of the chat. Partial results show live under the field, finals are appended to the
+// instruction (within its maxLength, 500 by default), the field is disabled while dictating, and dictation stops
+// by itself after 60 s without speech (SPEC §9). app/pe/voice.js loads this on the button's first click.
 
 function init(button: HTMLButtonElement) {
   const scope = button.closest("form") ?? document;

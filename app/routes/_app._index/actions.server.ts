@@ -24,6 +24,7 @@ import { extractPdfContext, PDF_LIMITS } from "~/services/pdf-text.server";
 import type { SessionUser } from "~/services/session.server";
 import { setToast } from "~/services/toast.server";
 import { autoStartTranscription, requestTranscription } from "~/services/transcription.server";
+import { meterCall } from "~/services/usage.server";
 
 // The Audio page's form intents (STYLE.md §7). Failures come back as the
 // banner's message, translated; nothing already saved is touched.
@@ -144,11 +145,13 @@ async function gatherContext(user: SessionUser, pdfs: Array<{ name: string; data
   const extra: Array<{ kind: "pdf" | "patient_record"; text: string; sourceName?: string }> = [];
   const chosen = pdfs.filter((pdf) => pdf.name && pdf.data.length > 0);
   if (chosen.length > 0) {
+    meterCall(user.id, "extract-pdf-from-s3");
     const result = await extractPdfContext(chosen);
     if (result.extracted_text)
       extra.push({ kind: "pdf", text: result.extracted_text, sourceName: chosen.map((p) => p.name).join(", ") });
   }
   if (typeof patientId === "string" && patientId.trim()) {
+    meterCall(user.id, "extract-mfiles-pdf-context");
     const result = await fetchPatientContext({ userId: user.id, patientId });
     if (result.extracted_text) extra.push({ kind: "patient_record", text: result.extracted_text });
   }

@@ -17,6 +17,7 @@ import { getPlaybackUrl } from "~/services/recordings.server";
 import { requireUser } from "~/services/session.server";
 import { setToast } from "~/services/toast.server";
 import { listUserTemplates } from "~/services/templates.server";
+import { meterCall, type SpecEndpoint } from "~/services/usage.server";
 import {
   afterUpload,
   deleteIntent,
@@ -122,12 +123,25 @@ export async function loader({ request }: LoaderFunctionArgs) {
   };
 }
 
+/** The SPEC §7 call each intent does: one usage row per form post, as the JSON door counts its calls. */
+const intentCalls = new Map<string, SpecEndpoint>([
+  ["rename", "rename-file"],
+  ["add-tag", "update-file-tags"],
+  ["remove-tag", "update-file-tags"],
+  ["transcribe", "transcribe_v2"],
+  ["delete", "delete-all"],
+  ["reset", "force-cleanup"],
+]);
+
 export async function action({ request }: ActionFunctionArgs) {
   const user = await requireUser(request);
   try {
-    if ((request.headers.get("Content-Type") ?? "").startsWith("multipart/form-data"))
+    if ((request.headers.get("Content-Type") ?? "").startsWith("multipart/form-data")) {
+      meterCall(user.id, "get-upload-url");
       return await uploadIntent(user, request);
+    }
     const form = await request.formData();
+    meterCall(user.id, intentCalls.get(String(form.get("intent"))) ?? null);
     switch (form.get("intent")) {
       case "rename":
       case "add-tag":

@@ -1,7 +1,7 @@
 import { Form } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { button, quiet } from "~/components/ui/buttons";
-import { liveMessageAttributes } from "~/live/client/messages";
+import { DictationField } from "~/components/ui/voice-input";
 import type { EditorActionData, EditorSection, SavedPromptView } from "./types";
 
 // The letter itself (structured form or read-only text) and the refinement side panel. Without JavaScript
@@ -149,31 +149,6 @@ export function TextView({
   );
 }
 
-const DICTATION_STATES = ["disconnected", "connecting", "connected", "disconnecting", "error"] as const;
-
-/**
- * Dictation into the instruction (issue 7): hidden without JavaScript; letter.js shows it and loads
- * public/live/dictation.js on the first click, which then drives it through `data-state` (SPEC §4).
- */
-function VoiceInput() {
-  const { t, i18n } = useTranslation("live");
-  return (
-    <button
-      type="button"
-      className={`${quiet} disabled:opacity-50`}
-      hidden
-      aria-pressed="false"
-      data-voice-input
-      data-state="disconnected"
-      data-language={i18n.language === "en" ? "en" : "de"}
-      {...liveMessageAttributes(t)}
-      {...Object.fromEntries(DICTATION_STATES.map((state) => [`data-msg-label-${state}`, t(`dictation.${state}`)]))}
-    >
-      {t("dictation.disconnected")}
-    </button>
-  );
-}
-
 /**
  * SPEC §2 side panel: section selector, a 500-character instruction, Update, voice input (issue 7), saved
  * prompts and the Save prompt dialog. "Update" asks for a proposal; nothing changes until it is accepted.
@@ -221,24 +196,22 @@ export function RefinePanel({
             ))}
           </select>
         </label>
-        <label className="block text-sm font-medium text-slate-700">
-          <span className="flex justify-between gap-2">
-            {t("refine.instruction")}
-            <span className="text-xs font-normal text-slate-500" data-counter>
-              {query.length}/{limits.instruction}
+        <DictationField
+          label={
+            <span className="flex justify-between gap-2">
+              {t("refine.instruction")}
+              <span className="text-xs font-normal text-slate-500" data-counter>
+                {query.length}/{limits.instruction}
+              </span>
             </span>
-          </span>
-          <textarea
-            name="query"
-            rows={5}
-            maxLength={limits.instruction}
-            defaultValue={query}
-            placeholder={t("refine.placeholder")}
-            className={field}
-            data-instruction
-          />
-        </label>
-        <div className="flex flex-wrap gap-2">
+          }
+          name="query"
+          rows={5}
+          maxLength={limits.instruction}
+          defaultValue={query}
+          placeholder={t("refine.placeholder")}
+          className={field}
+        >
           <button
             type="submit"
             name="intent"
@@ -249,10 +222,7 @@ export function RefinePanel({
           >
             {t("refine.update")}
           </button>
-          <VoiceInput />
-        </div>
-        <p className="text-sm text-slate-500 italic" aria-live="polite" hidden data-dictation-partial />
-        <p role="alert" className="text-sm text-red-700" hidden data-dictation-error />
+        </DictationField>
         <details
           className="rounded-md border border-slate-200 p-3"
           open={Boolean(refine?.promptError)}

@@ -29,6 +29,7 @@ import { LlmError } from "~/services/llm/types";
 import { listPrompts, MAX_PROMPT_TITLE, MAX_PROMPTS, removePrompt, savePrompt } from "~/services/saved-prompts.server";
 import { requireUser, type SessionUser } from "~/services/session.server";
 import { setToast, type Toast } from "~/services/toast.server";
+import { meterCall, type SpecEndpoint } from "~/services/usage.server";
 import { editorUrl } from "./paths";
 import type { DiffSection, EditorActionData, EditorSection } from "./types";
 import { isLetterView, readViewPreference, rememberView } from "./view-preference.server";
@@ -376,6 +377,12 @@ function decide(accept: boolean): Intent {
   };
 }
 
+const intentCalls = new Map<string, SpecEndpoint>([
+  ["save", "arztbrief"],
+  ["savePrompt", "prompts"],
+  ["deletePrompt", "prompts"],
+]);
+
 export async function editorAction({ request, params }: Pick<ActionFunctionArgs, "request" | "params">) {
   const user = await requireUser(request);
   let key: string;
@@ -389,5 +396,7 @@ export async function editorAction({ request, params }: Pick<ActionFunctionArgs,
   const form = await request.formData();
   const intent = intents.get(String(form.get("intent") ?? ""));
   if (!intent) throw new Response("Unknown intent", { status: 400 });
+  // One usage row per SPEC §7 call an intent does (a refinement's is counted where its scope is known).
+  meterCall(user.id, intentCalls.get(String(form.get("intent"))) ?? null);
   return intent({ user, key: letter.key, letter, form, request });
 }

@@ -8,6 +8,7 @@ import { getFixedTFor, getLanguage } from "~/services/i18n.server";
 import { requestLetter } from "~/services/letters.server";
 import type { SessionUser } from "~/services/session.server";
 import { setToast } from "~/services/toast.server";
+import { meterCall } from "~/services/usage.server";
 import type { LetterStatusView } from "./letter-status";
 
 // The letter state of recordings for the Transcriptions screens, and their "Create letter" action (SPEC §2, §4).
@@ -53,6 +54,7 @@ export async function createLetterIntent(args: {
   redirectTo: string;
 }) {
   const entity = { userId: args.user.id, entityType: "recording", entityId: String(args.sourceKey ?? "") };
+  meterCall(args.user.id, "medical-letter-v2");
   try {
     const result = await requestLetter({ userId: args.user.id, sourceKey: args.sourceKey, kind: "create" });
     await audit({ ...entity, action: "letter.create", outcome: "success", request: args.request });

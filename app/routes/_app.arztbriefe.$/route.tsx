@@ -20,7 +20,7 @@ import type { EditorActionData } from "./types";
 // (`?proposal=<id>`) to accept or reject; the version history (`?versions=1`) with comparison (`?compare=<n>`)
 // and restore. Everything a model or a transcript wrote is rendered as text.
 
-export const handle: RouteHandle = { i18n: ["common", "letters"], scripts: ["letter"], ownsToast: true };
+export const handle: RouteHandle = { i18n: ["common", "letters"], scripts: ["letter", "voice"], ownsToast: true };
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
   { title: data?.kind === "letter" ? `${data.name} · Skribent` : "Skribent" },

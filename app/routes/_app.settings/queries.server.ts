@@ -7,6 +7,7 @@ import { DomainError } from "~/services/domain-error.server";
 import type { SessionUser } from "~/services/session.server";
 import { resetUserStructure, saveUserStructure } from "~/services/templates.server";
 import { setToast } from "~/services/toast.server";
+import { meterCall } from "~/services/usage.server";
 import { settingsUrl } from "./urls";
 
 // The Settings page's form intents (STYLE.md §7): one small function each.
@@ -41,6 +42,7 @@ export async function saveStructureIntent(
   if (submission.status !== "success") {
     return json({ templateId, result: submission.reply() }, { status: submission.status === "error" ? 400 : 200 });
   }
+  meterCall(user.id, "structure/user");
   try {
     await saveUserStructure({ userId: user.id, templateId, language, ...submission.value });
   } catch (error) {
@@ -86,12 +88,14 @@ export async function templateChanged(
 
 export async function resetIntent(user: SessionUser, form: FormData, language: TemplateLanguage, request: Request) {
   const templateId = String(form.get("templateId") ?? "");
+  meterCall(user.id, "structure/user/reset");
   await resetUserStructure({ userId: user.id, templateId, language });
   return templateChanged(user, request, { templateId, language, action: "reset" });
 }
 
 export async function ragIntent(user: SessionUser, form: FormData, language: TemplateLanguage, request: Request) {
   const agreed = form.get("ragAgreed") === "true";
+  meterCall(user.id, "structure/user/rag-permission");
   await setRagAgreed({ userId: user.id, agreed });
   await audit({
     userId: user.id,

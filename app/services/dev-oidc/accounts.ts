@@ -70,6 +70,17 @@ export const demoAccounts: DemoAccount[] = [
     role: "clinician",
   },
   {
+    // The chat's end-to-end tests use this workspace alone.
+    id: "lena-wagner",
+    email: "lena.wagner@praxis-wagner.example",
+    emailVerified: true,
+    givenName: "Lena",
+    familyName: "Wagner",
+    name: "Dr. med. Lena Wagner",
+    locale: "de",
+    role: "clinician",
+  },
+  {
     id: "ops-admin",
     email: `admin@${OPERATOR_DEMO_DOMAIN}`,
     emailVerified: true,

@@ -122,7 +122,7 @@ export function buildConfiguration(args: {
     // The API decides the admin domain from the verified token alone, without calling userinfo.
     extraTokenClaims(_ctx, token) {
       const account = token.accountId ? findDemoAccount(token.accountId) : undefined;
-      return account ? { email: account.email } : undefined;
+      return account ? { email: account.email, email_verified: account.emailVerified } : undefined;
     },
     renderError(ctx, out) {
       ctx.type = "html";

@@ -29,6 +29,10 @@ function lazyLocalModel(config: LocalConfig): LanguageModel {
     generateStructured: async <T = unknown>(request: StructuredRequest) =>
       (await load()).generateStructured<T>(request),
     chat: async (request) => (await load()).chat(request),
+    chatStream: async (request, onText) => {
+      const engine = await load();
+      return engine.chatStream ? engine.chatStream(request, onText) : engine.chat(request);
+    },
     check: async (timeoutMs) => {
       try {
         return await (await load()).check(timeoutMs);

@@ -16,12 +16,14 @@ import { estimateTokens } from "./tokens";
 import {
   LlmError,
   type ChatMessage,
+  type ChatRequest,
   type ChatResult,
   type JsonSchema,
   type LanguageModel,
   type LlmHealth,
   type StructuredRequest,
   type StructuredResult,
+  type TextSink,
   type TokenUsage,
 } from "./types";
 
@@ -343,6 +345,8 @@ export function createLocalLanguageModel(config: LocalLlmConfig): LocalLanguageM
       seed?: number;
       grammar?: LlamaGrammar;
       signal?: AbortSignal;
+      /** Streaming (chatStream): each piece of text as it is sampled. */
+      onText?: TextSink;
     },
   ) {
     // The tokens as sampled: re-tokenizing the answer's text can give a different count.
@@ -357,6 +361,7 @@ export function createLocalLanguageModel(config: LocalLlmConfig): LocalLanguageM
         ...(options.seed !== undefined ? { seed: options.seed } : {}),
         ...(options.grammar ? { grammar: options.grammar } : {}),
         ...(options.signal ? { signal: options.signal } : {}),
+        ...(options.onText ? { onTextChunk: options.onText } : {}),
       });
       return {
         text: response.response,
@@ -367,6 +372,26 @@ export function createLocalLanguageModel(config: LocalLlmConfig): LocalLanguageM
       if (options.signal?.aborted) throw options.signal.reason;
       throw new LlmError("permanent", `llama.cpp failed to generate (${(error as Error).message})`, { cause: error });
     }
+  }
+
+  /** A plain answer; streamed through llama.cpp's text-chunk callback when `onText` is given. */
+  function chat(request: ChatRequest, onText?: TextSink): Promise<ChatResult> {
+    return serialised(async () => {
+      const target = await loaded();
+      const items = history(request.messages);
+      const prompt = promptTokens(target, items, request.maxTokens);
+      const answer = await generate(target, items, {
+        maxTokens: request.maxTokens,
+        temperature: request.temperature ?? 0,
+        signal: request.signal,
+        onText,
+      });
+      return {
+        content: answer.text,
+        usage: { promptTokens: prompt, completionTokens: answer.completionTokens },
+        model: modelName,
+      };
+    }, request.signal);
   }
 
   return {
@@ -423,21 +448,11 @@ export function createLocalLanguageModel(config: LocalLlmConfig): LocalLanguageM
     },
 
     chat(request): Promise<ChatResult> {
-      return serialised(async () => {
-        const target = await loaded();
-        const items = history(request.messages);
-        const prompt = promptTokens(target, items, request.maxTokens);
-        const answer = await generate(target, items, {
-          maxTokens: request.maxTokens,
-          temperature: request.temperature ?? 0,
-          signal: request.signal,
-        });
-        return {
-          content: answer.text,
-          usage: { promptTokens: prompt, completionTokens: answer.completionTokens },
-          model: modelName,
-        };
-      }, request.signal);
+      return chat(request);
+    },
+
+    chatStream(request, onText): Promise<ChatResult> {
+      return chat(request, onText);
     },
 
     async check(): Promise<LlmHealth> {

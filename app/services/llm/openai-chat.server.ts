@@ -10,22 +10,26 @@ import {
   type RetryPolicy,
 } from "../speech/retry";
 import { readStructuredAnswer } from "./json-schema";
+import { readCompletionStream, type Completion } from "./openai-stream.server";
 import { estimateMessagesTokens, estimateTokens } from "./tokens";
 import {
   LlmError,
   type ChatMessage,
+  type ChatRequest,
   type ChatResult,
   type JsonSchema,
   type LanguageModel,
   type LlmHealth,
   type StructuredRequest,
   type StructuredResult,
+  type TextSink,
   type TokenUsage,
 } from "./types";
 
 // The language model behind any OpenAI-compatible chat-completions server (PROTOCOLS.md §3.2–3.4): OpenAI,
 // Azure OpenAI, Mistral, vLLM, llama.cpp's llama-server, Ollama. One POST {baseUrl}/chat/completions per
-// attempt, no streaming. `baseUrl` is the API root including /v1, as for the speech engine.
+// attempt. `baseUrl` is the API root including /v1, as for the speech engine. Plain chat can also stream
+// (`stream: true`, openai-stream.server.ts); a server that ignores `stream` and answers JSON is read as usual.
 // - Structured answers: `structuredOutput` picks how the schema reaches the server — json_schema
 //   (response_format json_schema, strict), json_object (JSON mode, the schema in an extra system message) or
 //   none (only that message). Whatever the server promised, the answer is parsed and validated here
@@ -83,13 +87,6 @@ function schemaName(name: string) {
   return name.replace(/[^a-zA-Z0-9_-]/g, "_").slice(0, 64) || "answer";
 }
 
-type Completion = {
-  content: string | null;
-  refusal: string | null;
-  finishReason: string | null;
-  usage: { prompt_tokens?: unknown; completion_tokens?: unknown } | null;
-};
-
 function contentText(content: unknown): string | null {
   if (typeof content === "string") return content;
   // A few servers send content parts; text parts are joined, others ignored.
@@ -119,8 +116,8 @@ export function createOpenAiChatModel(config: OpenAiChatConfig): LanguageModel {
     }
   }
 
-  function headers(json: boolean): Record<string, string> {
-    const out: Record<string, string> = { Accept: "application/json" };
+  function headers(json: boolean, accept = "application/json"): Record<string, string> {
+    const out: Record<string, string> = { Accept: accept };
     if (json) out["Content-Type"] = "application/json";
     if (config.apiKey) out.Authorization = `Bearer ${config.apiKey}`;
     return out;
@@ -180,19 +177,36 @@ export function createOpenAiChatModel(config: OpenAiChatConfig): LanguageModel {
     }
   }
 
-  /** One request, no retries. */
-  async function post(body: Record<string, unknown>, signal: AbortSignal | undefined): Promise<Completion> {
+  /** One request, no retries: the response once its status is a success. */
+  async function send(body: Record<string, unknown>, signal: AbortSignal | undefined, accept?: string) {
     const response = await fetchWithTimeout(`${baseUrl}/chat/completions`, {
       method: "POST",
-      headers: headers(true),
+      headers: headers(true, accept),
       body: JSON.stringify(body),
       timeoutMs: config.timeoutMs,
       signal,
       makeError: llmError,
     });
-    const text = await readBody(response, signal);
-    if (response.status < 200 || response.status >= 300) throw httpError(response, text);
+    if (response.status < 200 || response.status >= 300) throw httpError(response, await readBody(response, signal));
+    return response;
+  }
 
+  async function post(body: Record<string, unknown>, signal: AbortSignal | undefined): Promise<Completion> {
+    const response = await send(body, signal);
+    return parseCompletion(response, await readBody(response, signal));
+  }
+
+  /** One streamed request, no retries; a JSON answer (a server that does not stream) counts as one piece. */
+  async function postStreaming(body: Record<string, unknown>, signal: AbortSignal | undefined, onText: TextSink) {
+    const response = await send(body, signal, "text/event-stream");
+    if (/text\/event-stream/i.test(response.headers.get("content-type") ?? ""))
+      return readCompletionStream(response, { host, onText, signal });
+    const completion = parseCompletion(response, await readBody(response, signal));
+    if (completion.content) onText(completion.content);
+    return completion;
+  }
+
+  function parseCompletion(response: Response, text: string): Completion {
     let json: unknown;
     try {
       json = JSON.parse(text);
@@ -275,6 +289,39 @@ export function createOpenAiChatModel(config: OpenAiChatConfig): LanguageModel {
     return read.ok ? { value: read.value } : { problem: read.problem };
   }
 
+  /** Plain chat, streamed when `onText` is given: retried only while no text has been handed out. */
+  async function chat(request: ChatRequest, onText?: TextSink): Promise<ChatResult> {
+    requireUrl();
+    const promptEstimate = guard(request.messages, request.maxTokens);
+    const body: Record<string, unknown> = {
+      model: config.model,
+      messages: request.messages,
+      max_tokens: request.maxTokens,
+      ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
+      ...(onText ? { stream: true, stream_options: { include_usage: true } } : {}),
+    };
+    let emitted = false;
+    const attempt = async () => {
+      if (!onText) return post(body, request.signal);
+      try {
+        return await postStreaming(body, request.signal, (text) => {
+          emitted = true;
+          onText(text);
+        });
+      } catch (error) {
+        // The caller has shown part of an answer: another attempt would write a different one after it.
+        if (emitted && error instanceof LlmError && error.kind === "transient")
+          throw new LlmError("permanent", error.message, { cause: error });
+        throw error;
+      }
+    };
+    const completion = await withRetries(attempt, { policy, signal: request.signal });
+    if (completion.refusal && !completion.content) {
+      throw new LlmError("permanent", `${host}: the model refused to answer`);
+    }
+    return { content: completion.content ?? "", usage: usageOf(completion, promptEstimate), model: config.model };
+  }
+
   return {
     name: "openai",
     contextTokens: config.contextTokens,
@@ -314,20 +361,12 @@ export function createOpenAiChatModel(config: OpenAiChatConfig): LanguageModel {
       });
     },
 
-    async chat(request): Promise<ChatResult> {
-      requireUrl();
-      const promptEstimate = guard(request.messages, request.maxTokens);
-      const body: Record<string, unknown> = {
-        model: config.model,
-        messages: request.messages,
-        max_tokens: request.maxTokens,
-        ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
-      };
-      const completion = await withRetries(() => post(body, request.signal), { policy, signal: request.signal });
-      if (completion.refusal && !completion.content) {
-        throw new LlmError("permanent", `${host}: the model refused to answer`);
-      }
-      return { content: completion.content ?? "", usage: usageOf(completion, promptEstimate), model: config.model };
+    chat(request): Promise<ChatResult> {
+      return chat(request);
+    },
+
+    chatStream(request, onText): Promise<ChatResult> {
+      return chat(request, onText);
     },
 
     async check(checkTimeoutMs = DEFAULT_CHECK_TIMEOUT_MS): Promise<LlmHealth> {

@@ -1,4 +1,5 @@
-// The language-model interface (issue 6): structured generation against a JSON schema, and plain chat.
+// The language-model interface (issue 6): structured generation against a JSON schema, and plain chat (issue 8:
+// also streamed).
 // Two implementations, chosen by LLM_ENGINE: any OpenAI-compatible chat-completions server
 // (`openai-chat.server.ts`) and the embedded llama.cpp engine (`local-llm.server.ts`). Callers never see
 // which one answered, except through `name` (usage and health).
@@ -46,6 +47,8 @@ export type StructuredResult<T = unknown> = {
 
 export type ChatRequest = { messages: ChatMessage[]; maxTokens: number; temperature?: number; signal?: AbortSignal };
 export type ChatResult = { content: string; usage: TokenUsage; model: string };
+/** Receives an answer piece by piece, as the model writes it. */
+export type TextSink = (text: string) => void;
 
 export type LlmEngineName = "openai" | "local";
 export type LlmHealth = { status: "healthy" | "error" | "not_configured"; detail?: string };
@@ -61,6 +64,12 @@ export interface LanguageModel {
   countTokens(text: string): number;
   generateStructured<T = unknown>(request: StructuredRequest): Promise<StructuredResult<T>>;
   chat(request: ChatRequest): Promise<ChatResult>;
+  /**
+   * `chat`, streamed: each piece of the answer goes to `onText` as soon as the model writes it, and the whole
+   * answer comes back as from `chat`. Failures before the first piece are retried as in `chat`; once text has
+   * been handed out, a failure ends the call (the caller already showed that text).
+   */
+  chatStream?(request: ChatRequest, onText: TextSink): Promise<ChatResult>;
   /** A live check with a time-out, for /api/health; never throws. */
   check(timeoutMs?: number): Promise<LlmHealth>;
 }

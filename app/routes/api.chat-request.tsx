@@ -1,0 +1,16 @@
+import { apiJson, apiPost } from "~/services/api.server";
+import { audit } from "~/services/audit.server";
+import { answerChatRequest } from "~/services/chat/chat-api.server";
+
+// SPEC §7 POST /api/chat-request { messages, language } → { message }: stateless, nothing is stored
+// (app/services/chat/chat-api.server.ts). A failed answer is SPEC §8's apology with status 502.
+export const action = apiPost(async ({ request, user, body }) => {
+  try {
+    const result = await answerChatRequest({ userId: user.id, body });
+    await audit({ userId: user.id, action: "chat.request", entityType: "chat", outcome: "success", request });
+    return apiJson(result);
+  } catch (error) {
+    await audit({ userId: user.id, action: "chat.request", entityType: "chat", outcome: "failure", request });
+    throw error;
+  }
+});

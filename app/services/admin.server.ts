@@ -1,0 +1,39 @@
+import { ApiError, requireApiUser } from "./api.server";
+import { audit } from "./audit.server";
+import { isOperator } from "./auth.server";
+import { getConfig } from "./config.server";
+import { requireUser, type SessionUser } from "./session.server";
+
+// The admin dashboard's doors (SPEC §2 "Admin dashboard", §6; ADR 0014). Every loader and call decides on the
+// server, from the verified identity, whether its caller is one of the operator's admins. Nobody else learns
+// anything but SPEC §8's 'Access denied - unauthorized domain' (403).
+
+export const ACCESS_DENIED = "Access denied - unauthorized domain";
+
+export type AdminGate = { admin: true; user: SessionUser } | { admin: false; user: SessionUser };
+
+/**
+ * A dashboard page: 404 unless the address is the configured hidden path (ADMIN_PATH), sign-in as anywhere
+ * else, then the operator check. A refusal is audited under `action` (the layout passes none: its page does).
+ */
+export async function adminGate(request: Request, params: { adminPath?: string }, action?: string): Promise<AdminGate> {
+  if (`/${params.adminPath ?? ""}` !== getConfig().admin.path) throw new Response("Not found", { status: 404 });
+  const user = await requireUser(request);
+  if (isOperator(user)) {
+    if (action) await audit({ userId: user.id, action, outcome: "success", request });
+    return { admin: true, user };
+  }
+  if (action) await audit({ userId: user.id, action, outcome: "denied", request });
+  return { admin: false, user };
+}
+
+/** A JSON call for admins only: 401 without credentials, 403 with SPEC §8's message for everyone else. */
+export async function requireApiAdmin(request: Request, action: string) {
+  const user = await requireApiUser(request);
+  if (!isOperator(user)) {
+    await audit({ userId: user.id, action, outcome: "denied", request });
+    throw new ApiError(403, ACCESS_DENIED);
+  }
+  await audit({ userId: user.id, action, outcome: "success", request });
+  return user;
+}

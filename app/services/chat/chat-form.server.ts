@@ -1,0 +1,56 @@
+import {
+  MaxPartSizeExceededError,
+  unstable_createMemoryUploadHandler,
+  unstable_parseMultipartFormData,
+  type UploadHandler,
+} from "@remix-run/node";
+import type { Language } from "~/i18n";
+import { DomainError } from "../domain-error.server";
+import { getFixedTFor } from "../i18n.server";
+import { PDF_LIMITS } from "../pdf-text.server";
+import { MAX_CHAT_PDFS, pdfTooLarge, type UploadedPdf } from "./chat-pdf.server";
+
+// The chat screen's form as both of its doors read it (the form post, and the event stream the page's script
+// posts to): `intent`, `question` and the chosen PDF files. The question form is multipart (it carries the
+// PDF input); "clear chat" is a plain form. PDFs are read into memory, each within the PDF size limit and at most
+// MAX_CHAT_PDFS of them, so one request cannot hold more than that in memory.
+
+export type ChatForm = { intent: string; question: string; pdfs: UploadedPdf[] };
+
+export async function readChatForm(request: Request): Promise<ChatForm> {
+  const type = request.headers.get("Content-Type") ?? "";
+  if (!type.startsWith("multipart/form-data")) {
+    const form = await request.formData();
+    return { intent: String(form.get("intent") ?? ""), question: String(form.get("question") ?? ""), pdfs: [] };
+  }
+  const memory = unstable_createMemoryUploadHandler({ maxPartSize: PDF_LIMITS.maxBytes });
+  let files = 0;
+  const handler: UploadHandler = async (part) => {
+    if (part.filename !== undefined) {
+      // An empty file input still sends a part, with no file name.
+      if (part.name !== "pdf" || !part.filename) return undefined;
+      if (++files > MAX_CHAT_PDFS)
+        throw new DomainError("invalid", "chat:errors.tooManyPdfs", [], { max: String(MAX_CHAT_PDFS) });
+    }
+    return memory(part);
+  };
+  let form: FormData;
+  try {
+    form = await unstable_parseMultipartFormData(request, handler);
+  } catch (error) {
+    if (error instanceof MaxPartSizeExceededError) throw pdfTooLarge();
+    throw error;
+  }
+  const pdfs: UploadedPdf[] = [];
+  for (const value of form.getAll("pdf")) {
+    if (typeof value === "string" || value.size === 0) continue;
+    pdfs.push({ name: value.name, data: new Uint8Array(await value.arrayBuffer()) });
+  }
+  return { intent: String(form.get("intent") ?? ""), question: String(form.get("question") ?? ""), pdfs };
+}
+
+/** A refused chat request in the clinician's language (the JSON API speaks English through apiRoute instead). */
+export async function chatErrorText(language: Language, error: DomainError) {
+  const t = await getFixedTFor(language, ["common", "chat"]);
+  return t(error.message, error.values);
+}
