@@ -390,8 +390,11 @@ describe("transcription (JSON API and job)", () => {
     const { id } = await recordingOf(key);
     // The engine holds the job (Speechmatics still "running") while the user deletes the recording.
     speechmatics.pollsUntilDone = 1_000_000;
+    // Earlier tests' polls count too: wait for one of this run's, so the run is under way before the delete
+    // (a delete that overtakes the claim is only noticed at the next lease renewal, 30 s later).
+    const polled = speechmatics.calls("status");
     const run = runTranscriptionJob(job.id);
-    await expect.poll(() => speechmatics.calls("status")).toBeGreaterThan(0);
+    await expect.poll(() => speechmatics.calls("status"), { timeout: 10_000 }).toBeGreaterThan(polled);
     await call(deleteAllAction, anna, "/api/delete-all", { s3_key: key });
     expect(await run).toBe("skipped");
     speechmatics.pollsUntilDone = 0;
