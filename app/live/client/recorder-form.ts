@@ -19,6 +19,26 @@ export function watchContextCounter(root: HTMLElement) {
   });
 }
 
+/**
+ * A destructive button: the first click shows its `data-msg-confirm` text, a second one within `ms` acts; after
+ * that the button reads as before.
+ */
+export function onConfirmedClick(target: HTMLButtonElement, act: () => void, ms = 5_000) {
+  const label = target.textContent ?? "";
+  let confirmUntil = 0;
+  target.addEventListener("click", () => {
+    if (Date.now() > confirmUntil) {
+      confirmUntil = Date.now() + ms;
+      target.textContent = target.getAttribute("data-msg-confirm") ?? label;
+      setTimeout(() => (target.textContent = label), ms);
+      return;
+    }
+    confirmUntil = 0;
+    target.textContent = label;
+    act();
+  });
+}
+
 /** Templates depend on the language (SPEC §7 mapping): choosing another one loads its list. */
 export function watchTemplateLanguage(root: HTMLElement, language: HTMLSelectElement, msg: Msg) {
   const select = root.querySelector<HTMLSelectElement>("select[name=template_id]");

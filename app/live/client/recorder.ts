@@ -10,7 +10,7 @@ import { startCapture, type RecordedAudio } from "./capture";
 import { onSessionTimeline, saveDirect, wavCopy } from "./direct-save";
 import { defaultLinks } from "./links";
 import { describe, messageFrom, type LiveFailure } from "./messages";
-import { saveRecording, watchContextCounter, watchTemplateLanguage } from "./recorder-form";
+import { onConfirmedClick, saveRecording, watchContextCounter, watchTemplateLanguage } from "./recorder-form";
 import { LiveSession, readEnvironment, widgetState } from "./session";
 import { formatDuration, segmentsOf, type Segment } from "./transcript";
 import { appendSegment as appendTo } from "./transcript-view";
@@ -268,20 +268,7 @@ function init(root: HTMLElement) {
   button("stop").addEventListener("click", () => void stop());
   button("continue").addEventListener("click", resume);
   // What was recorded is gone after a discard: the first click asks, a second one within 5 s discards.
-  const discardButton = button("discard");
-  const discardLabel = discardButton.textContent ?? "";
-  let confirmUntil = 0;
-  discardButton.addEventListener("click", () => {
-    if (Date.now() > confirmUntil) {
-      confirmUntil = Date.now() + 5_000;
-      discardButton.textContent = discardButton.getAttribute("data-msg-confirm") ?? discardLabel;
-      setTimeout(() => (discardButton.textContent = discardLabel), 5_000);
-      return;
-    }
-    confirmUntil = 0;
-    discardButton.textContent = discardLabel;
-    void discard();
-  });
+  onConfirmedClick(button("discard"), () => void discard());
   button("save").addEventListener("click", () => void save());
   button("dismiss").addEventListener("click", () => {
     page.saveFailure = null;
