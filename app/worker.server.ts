@@ -1,6 +1,7 @@
 import { ConfigError, getConfig } from "./services/config.server";
 import { migrateToLatest, openDatabase, setDatabase } from "./services/db.server";
 import { startJobs } from "./services/jobs.server";
+import { settleMetering } from "./services/usage.server";
 
 // `npm run worker`: the job worker as its own process, for scaling out. The
 // embedded PGlite belongs to one process, so this needs DATABASE_URL.
@@ -21,6 +22,7 @@ async function main() {
   for (const signal of ["SIGTERM", "SIGINT"] as const) {
     process.once(signal, async () => {
       await jobs.stop();
+      await settleMetering();
       await database.close();
       process.exit(0);
     });

@@ -22,7 +22,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs, promisify } from "node:util";
 import WebSocket from "ws";
 import { loadFakeSpeechmaticsRt } from "../scripts/fake-speech-bundle.mjs";
-import { signIn } from "./support.mjs";
+import { benchAppEnv, signIn, waitForApp } from "./support.mjs";
 
 const { values: opts } = parseArgs({
   options: {
@@ -62,35 +62,14 @@ async function speechBuffers(dir) {
 function startApp(dataDir, rtUrl) {
   const app = spawn(process.execPath, ["server.mjs"], {
     cwd: ROOT,
-    env: {
-      ...process.env,
-      PORT: String(PORT),
-      DEV_OIDC_PORT: String(PORT + 1),
-      APP_URL: APP,
-      DATA_DIR: dataDir,
-      APP_ENV: "test",
-      RATE_LIMIT_SIGNIN_PER_MINUTE: "1000",
-      SPEECH_LIVE_ENGINE: "speechmatics",
-      SPEECHMATICS_API_KEY: "test-key",
-      SPEECHMATICS_RT_URL: rtUrl,
-    },
+    env: benchAppEnv({
+      port: PORT,
+      dataDir,
+      env: { SPEECH_LIVE_ENGINE: "speechmatics", SPEECHMATICS_API_KEY: "test-key", SPEECHMATICS_RT_URL: rtUrl },
+    }),
     stdio: ["ignore", "ignore", "inherit"],
   });
   return app;
-}
-
-async function waitForApp() {
-  for (let i = 0; i < 300; i++) {
-    if (
-      await fetch(`${APP}/resources/healthz`).then(
-        (r) => r.ok,
-        () => false,
-      )
-    )
-      return;
-    await sleep(100);
-  }
-  throw new Error("the app did not start within 30 s");
 }
 
 async function newSession(cookie) {
@@ -274,7 +253,7 @@ const app = startApp(path.join(dir, "data"), fake.url);
 appPid = app.pid;
 try {
   const buffers = await speechBuffers(dir);
-  await waitForApp();
+  await waitForApp(APP);
   const cookie = await signIn(APP, "anna-berger");
   const seconds = buffers.length * BUFFER_SECONDS;
   console.log(`${KIND}, ${seconds.toFixed(1)} s of speech sent at real-time pace, max_delay ${MAX_DELAY} s`);

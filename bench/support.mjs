@@ -74,3 +74,30 @@ export async function signIn(app, accountId) {
   }
   throw new Error("too many redirects");
 }
+
+/** The environment of a bench's app: the built server on `port` (sign-in provider on port + 1), a fresh data dir. */
+export function benchAppEnv({ port, dataDir, env }) {
+  return {
+    ...process.env,
+    PORT: String(port),
+    DEV_OIDC_PORT: String(port + 1),
+    APP_URL: `http://localhost:${port}`,
+    DATA_DIR: dataDir,
+    APP_ENV: "test",
+    RATE_LIMIT_SIGNIN_PER_MINUTE: "1000",
+    ...env,
+  };
+}
+
+/** Waits up to 30 s for the app at `app` to answer its health check. */
+export async function waitForApp(app) {
+  for (let i = 0; i < 300; i++) {
+    const up = await fetch(`${app}/resources/healthz`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (up) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error("the app did not start within 30 s");
+}

@@ -22,7 +22,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs, promisify } from "node:util";
 import { loadFakeSpeechmatics } from "../scripts/fake-speech-bundle.mjs";
-import { signIn } from "./support.mjs";
+import { benchAppEnv, signIn } from "./support.mjs";
 
 const { values: opts } = parseArgs({
   options: {
@@ -89,20 +89,17 @@ async function startFake(dir) {
 function startApp(dataDir, fakeUrl) {
   const app = spawn(process.execPath, ["server.mjs"], {
     cwd: ROOT,
-    env: {
-      ...process.env,
-      PORT: String(PORT),
-      DEV_OIDC_PORT: String(PORT + 1),
-      APP_URL: APP,
-      DATA_DIR: dataDir,
-      APP_ENV: "test",
-      RATE_LIMIT_SIGNIN_PER_MINUTE: "1000",
-      SPEECH_ENGINE: "speechmatics",
-      SPEECHMATICS_API_KEY: "test-key",
-      SPEECHMATICS_BATCH_URL: fakeUrl,
-      AUTO_START_TRANSCRIPTION: "false",
-      WORKER_IN_PROCESS: "true",
-    },
+    env: benchAppEnv({
+      port: PORT,
+      dataDir,
+      env: {
+        SPEECH_ENGINE: "speechmatics",
+        SPEECHMATICS_API_KEY: "test-key",
+        SPEECHMATICS_BATCH_URL: fakeUrl,
+        AUTO_START_TRANSCRIPTION: "false",
+        WORKER_IN_PROCESS: "true",
+      },
+    }),
     stdio: ["ignore", "pipe", "pipe"],
   });
   // Kept for a failure report; server.mjs logs every request on stdout.

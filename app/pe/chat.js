@@ -49,7 +49,9 @@
       .then(function (html) {
         var fresh = new DOMParser().parseFromString(html, "text/html").querySelector("[data-chat-context]");
         var current = form.querySelector("[data-chat-context]");
-        if (fresh && current) current.replaceWith(fresh);
+        if (!fresh || !current) return;
+        current.replaceWith(fresh);
+        bindDrop();
       })
       .catch(function () {});
   };
@@ -136,8 +138,10 @@
       });
   });
 
-  var drop = form.querySelector("[data-chat-drop]");
-  if (drop && window.DataTransfer) {
+  // Dropped files go into the PDF input (bound again when the context area is replaced).
+  var bindDrop = function () {
+    var drop = form.querySelector("[data-chat-drop]");
+    if (!drop || !window.DataTransfer) return;
     var input = drop.querySelector("input[type=file]");
     drop.addEventListener("dragover", function (event) {
       event.preventDefault();
@@ -146,7 +150,8 @@
       event.preventDefault();
       input.files = event.dataTransfer.files;
     });
-  }
+  };
+  bindDrop();
 
   if (list.querySelector('[data-status="pending"]')) {
     window.setInterval(function () {

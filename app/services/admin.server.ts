@@ -1,4 +1,4 @@
-import { ApiError, requireApiUser } from "./api.server";
+import { ApiError, apiErrorResponse, requireApiUser } from "./api.server";
 import { audit } from "./audit.server";
 import { isOperator } from "./auth.server";
 import { getConfig } from "./config.server";
@@ -17,7 +17,11 @@ export type AdminGate = { admin: true; user: SessionUser } | { admin: false; use
  * else, then the operator check. A refusal is audited under `action` (the layout passes none: its page does).
  */
 export async function adminGate(request: Request, params: { adminPath?: string }, action?: string): Promise<AdminGate> {
-  if (`/${params.adminPath ?? ""}` !== getConfig().admin.path) throw new Response("Not found", { status: 404 });
+  if (`/${params.adminPath ?? ""}` !== getConfig().admin.path) {
+    // `/api/audit` and `/api/usage.csv` land here rather than on api.$.tsx: unknown API paths answer JSON.
+    if (params.adminPath?.toLowerCase() === "api") throw apiErrorResponse(404, "Not found");
+    throw new Response("Not found", { status: 404 });
+  }
   const user = await requireUser(request);
   if (isOperator(user)) {
     if (action) await audit({ userId: user.id, action, outcome: "success", request });

@@ -83,6 +83,8 @@ async function shutdown(running: Running) {
     await live.closeAllRuns();
     await (await import("./live/bus.server")).stopBus();
     await running.jobs.stop();
+    // Usage rows are written without waiting: the last ones go in before the database closes.
+    await (await import("./usage.server")).settleMetering();
     await running.stopProvider?.();
     await running.database.close();
   } finally {

@@ -2,13 +2,42 @@ import { z } from "zod";
 import type { Env } from "./config.server";
 
 // The workspace's part of the configuration (issue 8): the admin dashboard's hidden path, how an account is told to
-// belong to an organisation (SPEC §3 "Usage dashboard user" is_org), and how long a chat conversation is kept.
+// belong to an organisation (SPEC §3 "Usage dashboard user" is_org), how long a chat conversation is kept, and the
+// unit prices that turn the usage table's engine rows into costs.
+
+const usd = z.coerce.number().nonnegative();
+
+/**
+ * First path segments the app already serves (pages, calls, the live door, static files): an ADMIN_PATH among
+ * them would never be reached, because Remix prefers a route's own segment to the dashboard's dynamic one.
+ * config-workspace.server.test.ts derives the list from app/routes and public/, so a new route cannot be missed.
+ */
+export const RESERVED_SEGMENTS = [
+  "api",
+  "arztbriefe",
+  "auth",
+  "build",
+  "chat",
+  "help",
+  "live",
+  "locales",
+  "login",
+  "logout",
+  "resources",
+  "resume",
+  "settings",
+  "transcriptions",
+  "verify-email",
+];
 
 export const workspaceEnvShape = {
   /** Where the admin dashboard is served; never printed in the interface. */
   ADMIN_PATH: z
     .string()
     .regex(/^\/[A-Za-z0-9][A-Za-z0-9_-]{2,62}$/, "must be one path segment like /betrieb-7f3k")
+    .refine((value) => !RESERVED_SEGMENTS.includes(value.slice(1).toLowerCase()), {
+      message: `must not be a path the app already serves (${RESERVED_SEGMENTS.map((s) => `/${s}`).join(", ")})`,
+    })
     .default("/betrieb"),
   /** Comma-separated e-mail domains whose verified addresses count as organisation accounts. */
   ORG_EMAIL_DOMAINS: z.string().default(""),
@@ -21,6 +50,12 @@ export const workspaceEnvShape = {
     .min(1)
     .max(24 * 90)
     .default(24),
+  /** Batch speech recognition, per minute of audio (the local engine costs nothing). */
+  PRICE_SPEECH_PER_MINUTE_USD: usd.default(0),
+  /** Realtime speech recognition per minute of audio; the batch price when unset. */
+  PRICE_SPEECH_LIVE_PER_MINUTE_USD: usd.optional(),
+  PRICE_LLM_INPUT_PER_1K_TOKENS_USD: usd.default(0),
+  PRICE_LLM_OUTPUT_PER_1K_TOKENS_USD: usd.default(0),
 };
 
 export function workspaceConfig(env: Env) {
@@ -33,5 +68,11 @@ export function workspaceConfig(env: Env) {
       claim: env.OIDC_ORG_CLAIM,
     },
     chat: { retentionMs: env.CHAT_RETENTION_HOURS * 3_600_000 },
+    prices: {
+      speechPerMinuteUsd: env.PRICE_SPEECH_PER_MINUTE_USD,
+      speechLivePerMinuteUsd: env.PRICE_SPEECH_LIVE_PER_MINUTE_USD ?? env.PRICE_SPEECH_PER_MINUTE_USD,
+      llmInputPer1kTokensUsd: env.PRICE_LLM_INPUT_PER_1K_TOKENS_USD,
+      llmOutputPer1kTokensUsd: env.PRICE_LLM_OUTPUT_PER_1K_TOKENS_USD,
+    },
   };
 }

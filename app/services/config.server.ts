@@ -14,7 +14,6 @@ const bool = z
   .enum(["true", "false", "1", "0"], { message: "must be true or false" })
   .transform((v) => v === "true" || v === "1");
 const optionalUrl = z.string().url().optional();
-const usd = z.coerce.number().nonnegative();
 
 const schema = z
   .object({
@@ -107,10 +106,6 @@ const schema = z
     LLM_TIMEOUT_SECONDS: z.coerce.number().int().min(5).max(1800).default(120),
     LOCAL_LLM_MODEL: z.string().min(1).default("qwen2.5-3b-instruct-q4_k_m.gguf"),
     LOCAL_LLM_THREADS: z.coerce.number().int().min(1).max(64).default(2),
-
-    PRICE_SPEECH_PER_MINUTE_USD: usd.default(0),
-    PRICE_LLM_INPUT_PER_1K_TOKENS_USD: usd.default(0),
-    PRICE_LLM_OUTPUT_PER_1K_TOKENS_USD: usd.default(0),
   })
   .superRefine((env, ctx) => {
     const issues: Array<[string, string]> = [];
@@ -265,11 +260,6 @@ export function buildConfig(env: Env) {
     rateLimits: {
       signInPerMinute: env.RATE_LIMIT_SIGNIN_PER_MINUTE,
       patientRecordsPerHour: env.RATE_LIMIT_PATIENT_RECORDS_PER_HOUR,
-    },
-    prices: {
-      speechPerMinuteUsd: env.PRICE_SPEECH_PER_MINUTE_USD,
-      llmInputPer1kTokensUsd: env.PRICE_LLM_INPUT_PER_1K_TOKENS_USD,
-      llmOutputPer1kTokensUsd: env.PRICE_LLM_OUTPUT_PER_1K_TOKENS_USD,
     },
   };
 }

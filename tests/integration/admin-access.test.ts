@@ -102,6 +102,10 @@ describe("the hidden path", () => {
       expect((await adminPage(path, cookie)).status, path).toBe(404);
     const csv = await callRoute(csvLoader, request("/admin/usage.csv", { cookie }), { adminPath: "admin" });
     expect(csv.status).toBe(404);
+    // Under /api the answer is the API's JSON 404, as for any unknown API path.
+    const api = await callRoute(csvLoader, request("/api/usage.csv", { cookie }), { adminPath: "api" });
+    expect(api.status).toBe(404);
+    expect(await api.json()).toEqual({ detail: "Not found" });
   });
 
   it("asks for sign-in first, and comes back to it", async () => {

@@ -11,6 +11,7 @@ import { loader as usageLoader } from "~/routes/api.usage-dashboard";
 import { getConfig, setConfig } from "~/services/config.server";
 import { getDb } from "~/services/db.server";
 import { recordTokens } from "~/services/letters.server";
+import { meterLiveAudio } from "~/services/live/live-usage.server";
 import { recordUsage, settleMetering, type UsageDashboardUser } from "~/services/usage.server";
 import { adminPage, sessionFor } from "../support/admin-pages";
 import { APP_URL, callRoute, request, setupTestApp } from "../setup/app";
@@ -26,10 +27,15 @@ const SOLO = "solo@praxis-solo.example";
 const sessions: Record<string, { id: string; cookie: string }> = {};
 
 beforeAll(async () => {
-  // Prices per unit (USD): input tokens 0.0005, output tokens 0.0015, audio 0.0004 per second.
+  // Prices per unit (USD): input tokens 0.0005, output tokens 0.0015, audio 0.0004 per second (live: 0.0005).
   setConfig({
     ...app.config,
-    prices: { speechPerMinuteUsd: 0.024, llmInputPer1kTokensUsd: 0.5, llmOutputPer1kTokensUsd: 1.5 },
+    prices: {
+      speechPerMinuteUsd: 0.024,
+      speechLivePerMinuteUsd: 0.03,
+      llmInputPer1kTokensUsd: 0.5,
+      llmOutputPer1kTokensUsd: 1.5,
+    },
     organisations: { emailDomains: ["klinikum-nord.example"], claim: "org_account" },
   });
   for (const [email, name] of [
@@ -90,6 +96,8 @@ describe("a scripted sequence of calls and engine work", () => {
       unit: "audio_second",
       unitPriceUsd: getConfig().prices.speechPerMinuteUsd / 60, // as transcription.server.ts records it
     });
+    // A live recording's minute at the realtime price, as the relay records it when its run ends.
+    meterLiveAudio({ userId: sessions[ANNA].id, seconds: 60, engine: "speechmatics" });
     expect((await get(arztbriefeLoader, "/api/arztbriefe", JONAS)).status).toBe(200);
     await recordTokens(sessions[JONAS].id, "refine-arztbrief-bulk", { promptTokens: 100, completionTokens: 50 }, false);
     // A local engine costs nothing, but its tokens are still recorded.
@@ -102,14 +110,24 @@ describe("a scripted sequence of calls and engine work", () => {
       "structure/user/rag-permission": 2,
       "medical-letter-v2": 0,
       transcribe_v2: 0,
+      "speechmatics-jwt": 0,
     });
     expect(Object.keys(users[ANNA].costs).sort()).toEqual(
-      ["files", "prompts", "structure/user/rag-permission", "medical-letter-v2", "transcribe_v2", "total"].sort(),
+      [
+        "files",
+        "prompts",
+        "structure/user/rag-permission",
+        "medical-letter-v2",
+        "transcribe_v2",
+        "speechmatics-jwt",
+        "total",
+      ].sort(),
     );
     expect(users[ANNA].costs["medical-letter-v2"]).toBeCloseTo(1.05, 6); // 1200 × 0.0005 + 300 × 0.0015
     expect(users[ANNA].costs.transcribe_v2).toBeCloseTo(0.036, 6); // 90 s × 0.0004
+    expect(users[ANNA].costs["speechmatics-jwt"]).toBeCloseTo(0.03, 6); // 60 s × 0.0005
     expect(users[ANNA].costs.files).toBe(0);
-    expect(users[ANNA].costs.total).toBeCloseTo(1.086, 6);
+    expect(users[ANNA].costs.total).toBeCloseTo(1.116, 6);
     expect(users[ANNA].is_org).toBe(false);
     expect(users[JONAS]).toMatchObject({
       name: "Keller, Jonas",
@@ -193,7 +211,7 @@ describe("the dashboard shows the figures", () => {
     // A name that a spreadsheet would run as a formula stays text.
     const anna = `"'=HYPERLINK(""http://evil.example"",""Anna"")",${ANNA},Persönlich`;
     expect(lines.filter((l) => l.includes(ANNA)).every((l) => l.startsWith(anna))).toBe(true);
-    expect(lines).toContain(`${anna},Gesamt,6,1.0500`);
+    expect(lines).toContain(`${anna},Gesamt,6,1.0800`);
     expect(text.endsWith("\r\n")).toBe(true);
   });
 });

@@ -126,7 +126,7 @@ describe("the chat screen", () => {
     expect(llm().chatRequests().length).toBe(before);
   });
 
-  it("logs a PDF that cannot be read, without its content, and still sends the question", async () => {
+  it("logs a PDF that cannot be read, without its content, still sends the question, and says so", async () => {
     const { user, cookie } = await signedInUser({ email: "kaputt@praxis.example" });
     const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
     try {
@@ -144,7 +144,30 @@ describe("the chat screen", () => {
     expect(findDataBlocks(lastUserMessage())).toEqual([]);
     const { messages, context } = await conversationOf(user.id);
     expect(messages.map((m) => m.status)).toEqual(["done", "done"]);
-    expect(context).toEqual([]);
+    // Kept by name only, so the clinician sees that the file gave nothing rather than a silent omission.
+    expect(context).toEqual([{ name: "Kaputt.pdf", text: "" }]);
+    const page = await chatPage(cookie);
+    expect(page.html).toMatch(
+      /data-readable="false">Kaputt\.pdf<span[^>]*> \(<!-- -->ohne lesbaren Text, nicht verwendet/,
+    );
+  });
+
+  it("keeps the PDF area open after a failed answer, so the context can still be added", async () => {
+    const { user, cookie } = await signedInUser({ email: "pdf-fehler@praxis.example" });
+    llm().replies = [reply.error(500), reply.error(500), reply.error(500)];
+    expect((await chatPage(cookie, send("Erste Frage?"))).status).toBe(302);
+    expect((await conversationOf(user.id)).messages.map((m) => m.status)).toEqual(["done", "failed"]);
+    const page = await chatPage(cookie);
+    expect(page.html).toContain("data-chat-pdf");
+    const attached = await chatPage(cookie, {
+      fields: { intent: "attach" },
+      files: [{ name: "Nachgereicht.pdf", data: await germanTextPdf() }],
+    });
+    expect(attached.status).toBe(302);
+    expect((await conversationOf(user.id)).context.map((c) => c.name)).toEqual(["Nachgereicht.pdf"]);
+    // A good answer closes it again.
+    await chatPage(cookie, send("Und jetzt?"));
+    expect((await chatPage(cookie)).html).not.toContain("data-chat-pdf");
   });
 
   it("asks for a question, and bounds its length", async () => {

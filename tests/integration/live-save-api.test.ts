@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { loader as transcriptLoader } from "~/routes/api.transcript_v2.$";
 import { getDb } from "~/services/db.server";
+import { settleMetering } from "~/services/usage.server";
 import { apiClientFor } from "../support/api-client";
 import { livePayload, recordingOf, saveLive, segment, stop } from "../support/live-save";
 import { callRoute, setupTestApp } from "../setup/app";
@@ -13,6 +14,15 @@ const app = setupTestApp({ provider: true });
 function as(accountId: string) {
   return apiClientFor(app.issuer, accountId);
 }
+
+const liveAudioRows = () =>
+  getDb()
+    .selectFrom("usage_events")
+    .select(["units"])
+    .where("endpoint", "=", "speechmatics-jwt")
+    .where("unit", "=", "audio_second")
+    .orderBy("id")
+    .execute();
 
 describe("POST /api/save-realtime-transcript", () => {
   it("answers exactly transcript_key and audio_key, and the transcript opens like a batch one", async () => {
@@ -97,12 +107,18 @@ describe("POST /api/save-realtime-transcript", () => {
     expect((await callRoute(transcriptLoader, jonas(`/api/transcript_v2/${short}`), { "*": short })).status).toBe(404);
   });
 
-  it("gives a retried payload the first save's keys, not a second recording", async () => {
+  it("gives a retried payload the first save's keys, not a second recording, and meters its audio once", async () => {
     const anna = await as("anna-berger");
     const body = livePayload({ display_name: "Wiederholt", language_code: "en", metadata: { tags: "Kardio" } });
+    await settleMetering();
+    const before = await liveAudioRows();
     const first = await (await saveLive(anna, body)).json();
     const second = await (await saveLive(anna, body)).json();
     expect(second).toEqual(first);
+    // The browser recognised it (direct mode): the server meters what the transcript covers, once.
+    await settleMetering();
+    const metered = (await liveAudioRows()).slice(before.length);
+    expect(metered.map((row) => Number(row.units))).toEqual([3]);
     const rows = await getDb().selectFrom("recordings").where("display_name", "=", "Wiederholt").selectAll().execute();
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({ language_code: "en-GB", tags: ["Kardio"], template_id: null });

@@ -2,12 +2,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LIVE_BUFFER_BYTES, type NumberedMessage, type TranscriptMessage } from "~/live/protocol";
 import { action as createAction } from "~/routes/live.sessions";
 import { action as sessionAction, loader as sessionLoader } from "~/routes/live.sessions.$";
+import { getConfig, setConfig } from "~/services/config.server";
 import { getDb } from "~/services/db.server";
 import { setLiveEngine } from "~/services/live/engine.server";
 import { createSpeechmaticsRealtimeEngine } from "~/services/live/engines/speechmatics-rt.server";
 import { stopBus } from "~/services/live/bus.server";
 import { closeAllRuns } from "~/services/live/runner.server";
 import { findResumableLiveSession } from "~/services/live/sessions.server";
+import { settleMetering } from "~/services/usage.server";
 import { makeTempDir, removeTempDir } from "../support/audio-fixtures";
 import { startFakeSpeechmaticsRt, type FakeSpeechmaticsRt } from "../support/fake-speechmatics-rt";
 import { openLiveSocket, readEvents, speechBuffers, startLiveDoor } from "../support/live-client";
@@ -91,7 +93,9 @@ const heldBuffers = async (id: string) =>
 
 describe("the WebSocket door", () => {
   it("relays a recording: every buffer stored once, finals with speakers, EndOfTranscript after EndOfStream", async () => {
-    const { cookie } = await signedInUser({ email: "ws-live@example.org" });
+    const { user, cookie } = await signedInUser({ email: "ws-live@example.org" });
+    const config = getConfig();
+    setConfig({ ...config, prices: { ...config.prices, speechLivePerMinuteUsd: 0.06 } });
     const session = await newSession(cookie);
     const live = await openLiveSocket(`${door.url}?session=${session.id}`, { Cookie: cookie, Origin: APP_URL });
     live.socket.send(JSON.stringify(START));
@@ -114,6 +118,19 @@ describe("the WebSocket door", () => {
     // What the relay sent upstream is exactly what the browser sent.
     const upstream = fake.sessions.at(-1)!;
     expect(upstream.bytes).toBe(speech.reduce((sum, b) => sum + b.length, 0));
+
+    // The run's audio is on the usage table at the realtime price (0.06 USD a minute), and is no call.
+    await settleMetering();
+    setConfig(config);
+    const seconds = Math.round(upstream.bytes / 32) / 1000; // metered to the millisecond
+    const usage = await getDb()
+      .selectFrom("usage_events")
+      .select(["endpoint", "unit", "units", "cost_usd"])
+      .where("user_id", "=", user.id)
+      .execute();
+    expect(usage.map((row) => ({ ...row, units: Number(row.units), cost_usd: Number(row.cost_usd) }))).toEqual([
+      { endpoint: "speechmatics-jwt", unit: "audio_second", units: seconds, cost_usd: +(seconds * 0.001).toFixed(6) },
+    ]);
   }, 60_000);
 
   it("refuses another site, no sign-in and another user's session before upgrading", async () => {

@@ -15,6 +15,9 @@ export type ChatMessageView = {
   contextTruncated: boolean;
 };
 
+/** A PDF of the conversation's context; an unreadable one gave no text and is not used. */
+export type ChatContextView = { id: string; name: string; readable: boolean };
+
 const bubble = {
   user: "ml-auto max-w-[85%] rounded-lg bg-brand-50 px-3 py-2",
   assistant: "mr-auto max-w-[85%] rounded-lg bg-slate-100 px-3 py-2",
@@ -78,7 +81,7 @@ function PdfArea({
   open,
   limits,
 }: {
-  context: Array<{ id: string; name: string }>;
+  context: ChatContextView[];
   open: boolean;
   limits: { pdfs: number; pdfMb: number };
 }) {
@@ -88,7 +91,13 @@ function PdfArea({
       {context.length > 0 ? (
         <p className="text-sm text-slate-700" data-chat-attached>
           <span className="font-medium">{t("pdf.attached")}: </span>
-          {context.map((c) => c.name).join(", ")}
+          {context.map((c, i) => (
+            <span key={c.id} data-readable={c.readable}>
+              {i > 0 ? ", " : ""}
+              {c.name}
+              {c.readable ? null : <span className="text-amber-800"> ({t("pdf.unreadable")})</span>}
+            </span>
+          ))}
         </p>
       ) : null}
       {open ? (
@@ -111,7 +120,7 @@ function PdfArea({
 export function QuestionForm(props: {
   question: string;
   maxLength: number;
-  context: Array<{ id: string; name: string }>;
+  context: ChatContextView[];
   pdfOpen: boolean;
   pending: boolean;
   limits: { pdfs: number; pdfMb: number };

@@ -4,8 +4,8 @@ import type { ChatContextFile } from "./chat-prompt";
 
 // PDF context for the chat (SPEC §5: only application/pdf). What a file is comes from its bytes ("%PDF-"), never
 // from the name or the type the browser declared. A real PDF whose text cannot be read (damaged, encrypted, too
-// many pages, a scan without text) is only logged, by failure code and never with content (SPEC §8 "Chat"): the
-// question still goes out, without that file.
+// many pages, a scan without text) is logged by failure code, never with content (SPEC §8 "Chat"), and kept by
+// name with no text: the question still goes out, without it, and the screen says which file gave nothing.
 
 /** PDFs one conversation can hold as context. */
 export const MAX_CHAT_PDFS = 5;
@@ -31,20 +31,17 @@ export function pdfTooLarge() {
   return new DomainError("invalid", "chat:errors.pdfTooLarge", [], { max: String(maxMegabytes()) });
 }
 
-/** The text of each readable PDF; the others are logged (code only) and left out. */
+/** Each PDF's text: "" for one that gave none (logged by code only), which the prompt then leaves out. */
 export async function extractChatPdfs(files: UploadedPdf[]): Promise<ChatContextFile[]> {
   const out: ChatContextFile[] = [];
   for (const file of files) {
     const result = await extractPdfText(file.data);
     if (!result.ok) {
       console.warn(`[chat] a PDF could not be read (${result.failure.code}); the question goes out without it`);
-      continue;
-    }
-    if (!result.text) {
+    } else if (!result.text) {
       console.warn("[chat] a PDF has no text layer; the question goes out without it");
-      continue;
     }
-    out.push({ name: sanitiseFileName(file.name), text: result.text });
+    out.push({ name: sanitiseFileName(file.name), text: result.ok ? result.text : "" });
   }
   return out;
 }

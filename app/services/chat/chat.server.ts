@@ -64,9 +64,14 @@ export async function getConversation({ userId, now = new Date() }: { userId: st
       status: m.status === "pending" && m.updated_at < stale ? ("failed" as const) : m.status,
       contextTruncated: m.context_truncated,
     })),
-    context: context.map((c) => ({ id: c.id, name: c.file_name })),
-    hasReply: messages.some((m) => m.role === "assistant"),
+    context: context.map((c) => ({ id: c.id, name: c.file_name, readable: c.text.trim() !== "" })),
+    hasReply: answeredOrAnswering(messages),
   };
+}
+
+/** An answer given or being written closes the PDF area; a failed one does not (the question can go again). */
+function answeredOrAnswering(messages: Array<{ role: string; status: string }>) {
+  return messages.some((m) => m.role === "assistant" && m.status !== "failed");
 }
 
 export async function checkRateLimit(userId: string) {
@@ -88,7 +93,7 @@ async function checkAttachable(userId: string, pdfs: UploadedPdf[]) {
     listChatMessages({ ownerId: userId }),
     listChatContext({ ownerId: userId }),
   ]);
-  if (messages.some((m) => m.role === "assistant")) throw new DomainError("conflict", "chat:errors.contextClosed");
+  if (answeredOrAnswering(messages)) throw new DomainError("conflict", "chat:errors.contextClosed");
   checkChatPdfs(pdfs, context.length);
 }
 
@@ -103,7 +108,7 @@ export async function attachPdfs(args: { userId: string; pdfs: UploadedPdf[] }) 
   await checkAttachable(args.userId, args.pdfs);
   const files = await extractChatPdfs(args.pdfs);
   await insertChatContext(getDb(), { ownerId: args.userId, files });
-  return { attached: files.length };
+  return { attached: files.filter((file) => file.text.trim()).length };
 }
 
 export type PreparedQuestion = {

@@ -15,6 +15,7 @@ import { getVocabulary } from "../speech/vocabulary.server";
 import { subscribe, wake, type AudioWake } from "./bus.server";
 import { getLiveEngine } from "./engine.server";
 import { LiveEngineError, type LiveEngineMessage, type LiveEngineRun } from "./engine-types";
+import { meterLiveAudio, pcmSeconds } from "./live-usage.server";
 
 // The runner of a live session (ADR 0013): the one instance that holds the engine connection for a run. It
 // takes the session with a lease it renews, feeds the engine every stored buffer in order — handed over in
@@ -33,6 +34,8 @@ const END_GRACE_MS = 10_000;
 type Run = {
   session: LiveSessionRow;
   engine?: LiveEngineRun;
+  /** Bytes of PCM this run gave its engine: what the run costs, metered when it ends. */
+  fedBytes: number;
   offsetSeconds: number;
   nextSeq: number;
   endSeq: number | null;
@@ -90,6 +93,9 @@ async function finish(run: Run, outcome: { errorType?: string; errorReason?: str
   for (const timer of Object.values(run.timers)) clearTimeout(timer);
   for (const stop of run.stops) stop();
   run.engine?.close();
+  if (run.engine) {
+    meterLiveAudio({ userId: run.session.owner_id, seconds: pcmSeconds(run.fedBytes), engine: getLiveEngine().name });
+  }
   await run.publishing;
   await releaseLiveRunner(run.session.id, RUNNER_INSTANCE, outcome);
   await deleteLivePartials(run.session.id);
@@ -130,6 +136,12 @@ function sendEnd(run: Run) {
   run.timers.end.unref();
 }
 
+function give(run: Run, pcm: Buffer) {
+  if (!run.engine) return;
+  run.engine.addAudio(pcm);
+  run.fedBytes += pcm.length;
+}
+
 /** Feeds every stored buffer from nextSeq on; one loop at a time per run. */
 async function feed(run: Run) {
   if (run.feeding) {
@@ -144,7 +156,7 @@ async function feed(run: Run) {
         const rows = await readLiveAudio(run.session.id, run.nextSeq);
         for (const row of rows) {
           if (run.finished) return;
-          run.engine?.addAudio(row.pcm);
+          give(run, row.pcm);
           run.nextSeq = row.seq + 1;
         }
         if (rows.length < 64) break;
@@ -163,7 +175,7 @@ function onAudio(run: Run, audio?: AudioWake) {
   armIdle(run);
   // The buffer this instance just stored, handed over in memory when it is the next one.
   if (audio && audio.seq === run.nextSeq && !run.feeding) {
-    run.engine?.addAudio(audio.pcm);
+    give(run, audio.pcm);
     run.nextSeq += 1;
     sendEnd(run);
     return;
@@ -190,6 +202,7 @@ export async function ensureRun(session: LiveSessionRow): Promise<void> {
   if (!claim) return; // another instance runs it; audio reaches it through the table and NOTIFY
   const run: Run = {
     session,
+    fedBytes: 0,
     offsetSeconds: Number(claim.run_started_samples) / LIVE_SAMPLE_RATE,
     nextSeq: claim.buffers + 1,
     endSeq: null,

@@ -14,6 +14,7 @@ import { buildTranscript, isEmptyResult } from "../speech/transcript-format";
 import { getStorage, makeStorageKey } from "../storage.server";
 import { getUserStructure } from "../templates.server";
 import type { LiveEngineName } from "./engine-types";
+import { meterLiveAudio } from "./live-usage.server";
 import { encodeLivePcm, type AudioFile } from "./save-audio.server";
 import { CONTAINER_CONTENT_TYPE, type LiveContainer } from "./save-format.server";
 import { parseLiveSave, type LiveSave } from "./save-payload.server";
@@ -104,7 +105,7 @@ export async function saveRealtimeTranscript(args: SaveRealtimeArgs): Promise<Sa
   const transcriptKey = makeStorageKey({ ownerId: userId, area: "transcripts", extension: ".json" });
   const written: string[] = [];
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "skribent-live-save-"));
-  let saved: { recordingId: string; audio: AudioFile | null } | { existing: SaveRealtimeResult };
+  let saved: { recordingId: string; audio: AudioFile | null; seconds: number } | { existing: SaveRealtimeResult };
   try {
     const audio = await serverCopy(args, input.container, audioKey, dir);
     if (audio) written.push(audioKey);
@@ -158,7 +159,7 @@ export async function saveRealtimeTranscript(args: SaveRealtimeArgs): Promise<Sa
         if (input.additionalContext) {
           await insertContextText(trx, { ownerId: userId, recordingId: id, text: input.additionalContext });
         }
-        return { recordingId: id, audio };
+        return { recordingId: id, audio, seconds: document.audio_seconds };
       });
   } catch (error) {
     for (const key of written) await storage.delete(key).catch(() => undefined);
@@ -191,6 +192,8 @@ export async function saveRealtimeTranscript(args: SaveRealtimeArgs): Promise<Sa
     outcome: "success",
     request: args.request,
   });
+  // Recognised by the browser's own connection (direct mode, a JSON client): the relay never metered it.
+  if (!args.pcmAudio) meterLiveAudio({ userId, seconds: saved.seconds, engine });
   // Transcript plus Arztbrief: the server starts the letter (ADR 0012). Letters need playable audio
   // (requestLetter → requireReady), so without the server's copy the letter starts when the browser's
   // upload is confirmed (save-upload.server.ts).

@@ -1,0 +1,70 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { upsertUserByIdentity } from "~/models/user.server";
+import { loader as usageLoader } from "~/routes/api.usage-dashboard";
+import { resetOidcCaches } from "~/services/auth.server";
+import { getConfig, setConfig } from "~/services/config.server";
+import { startTokenIssuer } from "../support/token-issuer";
+import { callRoute, request, setupTestApp } from "../setup/app";
+
+// The admin check on the JSON API (issue 8) needs a verified e-mail, and access tokens often say nothing about
+// verification. A silent token counts as verified only when a web sign-in's ID token verified that very
+// address; a token that says "not verified" never does; look-alike domains never pass.
+setupTestApp();
+let issuer: Awaited<ReturnType<typeof startTokenIssuer>>;
+
+beforeAll(async () => {
+  issuer = await startTokenIssuer();
+  setConfig({ ...getConfig(), oidc: { ...getConfig().oidc, issuer: issuer.url } });
+  resetOidcCaches();
+});
+afterAll(async () => {
+  resetOidcCaches();
+  await issuer.close();
+});
+
+async function usageWith(claims: { sub: string; email?: string; email_verified?: boolean }) {
+  const token = await issuer.sign(claims, getConfig().oidc.audience);
+  return callRoute(usageLoader, request("/api/usage-dashboard", { headers: { Authorization: `Bearer ${token}` } }));
+}
+
+/** The user row a web sign-in leaves: the ID token's address and whether the provider verified it. */
+const webSignIn = (sub: string, email: string, emailVerified: boolean) =>
+  upsertUserByIdentity({ issuer: issuer.url, subject: sub, email, emailVerified, name: null, locale: "de" });
+
+describe("a bearer token silent about email_verified", () => {
+  it("is refused the admin calls when nobody verified the address", async () => {
+    const response = await usageWith({ sub: "silent-1", email: "ops@skribent.example" });
+    expect(response.status).toBe(403);
+    expect(await response.json()).toEqual({ detail: "Access denied - unauthorized domain" });
+  });
+
+  it("passes when a web sign-in verified the same address", async () => {
+    await webSignIn("silent-2", "ops2@skribent.example", true);
+    const response = await usageWith({ sub: "silent-2", email: "ops2@skribent.example" });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toHaveProperty("users");
+  });
+
+  it("is refused when the web sign-in verified another address, or did not verify it", async () => {
+    await webSignIn("silent-3", "someone@praxis.example", true);
+    expect((await usageWith({ sub: "silent-3", email: "ops3@skribent.example" })).status).toBe(403);
+    await webSignIn("silent-4", "ops4@skribent.example", false);
+    expect((await usageWith({ sub: "silent-4", email: "ops4@skribent.example" })).status).toBe(403);
+  });
+});
+
+describe("a bearer token that speaks about email_verified", () => {
+  it("is believed when it says false, even after a verified web sign-in", async () => {
+    await webSignIn("loud-1", "ops5@skribent.example", true);
+    const response = await usageWith({ sub: "loud-1", email: "ops5@skribent.example", email_verified: false });
+    expect(response.status).toBe(403);
+  });
+
+  it("refuses look-alike and sub-domains even when verified", async () => {
+    for (const email of ["ops@skribent.example.evil.test", "ops@skribent-example.test", "ops@eu.skribent.example"]) {
+      const response = await usageWith({ sub: `look-${email}`, email, email_verified: true });
+      expect(response.status).toBe(403);
+    }
+    expect((await usageWith({ sub: "loud-2", email: "ops6@skribent.example", email_verified: true })).status).toBe(200);
+  });
+});

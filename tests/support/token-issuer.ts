@@ -1,0 +1,42 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { exportJWK, generateKeyPair, SignJWT, type JWTPayload } from "jose";
+
+/**
+ * A minimal identity provider for access-token tests: OpenID discovery and a JWKS on loopback, and tokens
+ * signed with its key carrying exactly the claims a test gives — including claims real providers leave out.
+ */
+export async function startTokenIssuer() {
+  const { publicKey, privateKey } = await generateKeyPair("RS256");
+  const jwk = { ...(await exportJWK(publicKey)), kid: "test-key", alg: "RS256", use: "sig" };
+  const server = http.createServer((req, res) => {
+    const body =
+      req.url === "/.well-known/openid-configuration"
+        ? {
+            issuer: url,
+            authorization_endpoint: `${url}/auth`,
+            token_endpoint: `${url}/token`,
+            jwks_uri: `${url}/jwks`,
+          }
+        : req.url === "/jwks"
+          ? { keys: [jwk] }
+          : null;
+    res.writeHead(body ? 200 : 404, { "Content-Type": "application/json" });
+    res.end(JSON.stringify(body ?? { error: "not_found" }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    url,
+    /** An RS256 access token for `audience`, valid for five minutes. */
+    sign: (claims: JWTPayload & { sub: string }, audience: string) =>
+      new SignJWT(claims)
+        .setProtectedHeader({ alg: "RS256", kid: "test-key" })
+        .setIssuer(url)
+        .setAudience(audience)
+        .setIssuedAt()
+        .setExpirationTime("5m")
+        .sign(privateKey),
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
