@@ -8,6 +8,7 @@ import * as m0006 from "./0006_letters";
 import * as m0007 from "./0007_live_sessions";
 import * as m0008 from "./0008_chat";
 import * as m0009 from "./0009_admin";
+import * as m0010 from "./0010_account_purges";
 
 // Static imports: kysely's FileMigrationProvider cannot import .ts under plain
 // Node (STACK-NOTES pitfall 5). Append new migrations here, in order.
@@ -21,4 +22,5 @@ export const migrations: Record<string, Migration> = {
   "0007_live_sessions": m0007,
   "0008_chat": m0008,
   "0009_admin": m0009,
+  "0010_account_purges": m0010,
 };

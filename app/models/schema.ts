@@ -1,4 +1,5 @@
 import type { ColumnType, Generated, Insertable, Selectable } from "kysely";
+import type { AccountPurgesTable } from "./schema-account";
 import type { ChatContextTable, ChatMessagesTable } from "./schema-chat";
 import type { LiveAudioTable, LiveMessagesTable, LiveSessionsTable } from "./schema-live";
 
@@ -296,6 +297,7 @@ export interface Database {
   live_messages: LiveMessagesTable;
   chat_messages: ChatMessagesTable;
   chat_context: ChatContextTable;
+  account_purges: AccountPurgesTable;
 }
 
 export type User = Selectable<UsersTable>;

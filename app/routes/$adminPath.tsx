@@ -14,7 +14,7 @@ import { readToast } from "~/services/toast.server";
 // instead of the workspace — the top bar, no sidebar. Any other single-segment address is a 404 here, as before.
 // Each page below decides the operator check for itself as well: Remix runs their loaders alongside this one.
 
-export const handle: RouteHandle = { i18n: ["common", "admin"], scripts: ["shell"] };
+export const handle: RouteHandle = { i18n: ["common", "admin", "account"], scripts: ["shell"] };
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
   { title: data?.title ?? "Skribent" },
@@ -62,6 +62,9 @@ export default function AdminLayout() {
                 </NavLink>
                 <NavLink to="audit" className={tab}>
                   {t("nav.audit")}
+                </NavLink>
+                <NavLink to="accounts" className={tab}>
+                  {t("account:admin.nav")}
                 </NavLink>
               </nav>
             </header>

@@ -1,6 +1,7 @@
 import { redirect, type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-run/node";
 import { Form, Link, useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
+import { danger } from "~/components/ui/buttons";
 import { Modal } from "~/components/ui/modal";
 import { audit } from "~/services/audit.server";
 import { deleteCustomTemplate } from "~/services/custom-templates.server";
@@ -74,11 +75,7 @@ export default function RemoveTemplate() {
           {t("remove.cancel")}
         </Link>
         <Form method="post">
-          <button
-            type="submit"
-            className="rounded-md bg-red-600 px-4 py-2 text-sm font-medium text-white hover:bg-red-700"
-            data-action="confirm-remove"
-          >
+          <button type="submit" className={danger} data-action="confirm-remove">
             {isSystem ? t("remove.confirmSystem") : t("remove.confirmCustom")}
           </button>
         </Form>

@@ -20,13 +20,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const redirectTo = safeRedirect(url.searchParams.get("redirectTo"));
   if (await getOptionalUser(request)) throw redirect(redirectTo);
   const t = await getFixedTFor(await getLanguage(request));
-  const reason = url.searchParams.has("signedOut")
-    ? "signedOut"
-    : url.searchParams.has("expired")
-      ? "expired"
-      : url.searchParams.has("failed")
-        ? "failed"
-        : null;
+  const reason = (["deleted", "signedOut", "expired", "failed"] as const).find((r) => url.searchParams.has(r)) ?? null;
   return {
     title: `${t("login.title")} · Skribent`,
     reason,

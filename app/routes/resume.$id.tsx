@@ -1,4 +1,4 @@
-import { redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
+import { json, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { AuthCard, primaryButton } from "~/components/ui/auth-card";
@@ -15,12 +15,14 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   const user = await requireUser(request);
   const t = await getFixedTFor(await getLanguage(request));
   const pending = await findPendingPost({ id: params.id ?? "", userId: user.id });
-  return { title: `${t("resume.title")} · Skribent`, pending };
+  // Gone, expired or someone else's: the same page, with a 404 that says nothing about which (issue 9).
+  return json({ title: `${t("resume.title")} · Skribent`, pending }, { status: pending ? 200 : 404 });
 }
 
 export async function action({ request, params }: ActionFunctionArgs) {
   const user = await requireUser(request);
-  await discardPendingPost({ id: params.id ?? "", userId: user.id });
+  const discarded = await discardPendingPost({ id: params.id ?? "", userId: user.id });
+  if (!discarded) throw new Response("Not found", { status: 404 });
   throw redirect("/");
 }
 

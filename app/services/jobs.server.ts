@@ -6,6 +6,7 @@ import { deleteExpiredPendingPosts } from "./pending-post.server";
 import { pruneRateLimits } from "./rate-limit.server";
 import { deleteStaleUploads } from "./recording-removal.server";
 import { LETTER_QUEUE, runLetterJob, sweepLetterJobs } from "./letters.server";
+import { sweepAccountPurges } from "./account-deletion.server";
 import { sweepChats } from "./chat/chat.server";
 import { sweepLiveSessions } from "./live/sessions.server";
 import { runTranscriptionJob, sweepTranscriptionJobs, TRANSCRIPTION_QUEUE } from "./transcription.server";
@@ -76,12 +77,14 @@ export async function startJobs(options: { pool: pg.Pool; work: boolean; schedul
       if (job?.data?.jobId) await runLetterJob(job.data.jobId);
     });
     // One sweep for every kind of job: lapsed leases back to the queue, lost wake-ups re-sent, live sessions of
-    // dead runners paused and abandoned ones deleted, chat answers of dead writers failed, expired chats deleted.
+    // dead runners paused and abandoned ones deleted, chat answers of dead writers failed, expired chats deleted,
+    // deleted accounts' storage prefixes emptied of late writes.
     await boss.work(queues.transcriptionSweep, async () => {
       await sweepTranscriptionJobs();
       await sweepLetterJobs();
       await sweepLiveSessions();
       await sweepChats();
+      await sweepAccountPurges();
     });
     if (options.schedule !== false) {
       await boss.schedule(queues.expireSessions, "*/5 * * * *");

@@ -47,6 +47,12 @@ export async function deleteExpiredPendingPosts(now = new Date()) {
   return Number(result.numDeletedRows);
 }
 
+/** True when this user's kept form was there to discard. */
 export async function discardPendingPost({ id, userId }: { id: string; userId: string }) {
-  await getDb().deleteFrom("pending_posts").where("id", "=", id).where("user_id", "=", userId).execute();
+  const result = await getDb()
+    .deleteFrom("pending_posts")
+    .where("id", "=", id)
+    .where("user_id", "=", userId)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows) > 0;
 }

@@ -78,6 +78,21 @@ export function assertWellFormedKey(key: string): string {
   return owner;
 }
 
+/** `${area}/${ownerId}/`: where every object of one owner in one area lives (what `list` takes). */
+export function ownerPrefix(area: StorageArea, ownerId: string): string {
+  if (!isStorageArea(area)) throw new InvalidStorageKeyError("unknown area");
+  if (!OWNER_ID_PATTERN.test(ownerId)) throw new InvalidStorageKeyError("bad owner id");
+  return `${area}/${ownerId}/`;
+}
+
+/** Throws unless `prefix` is exactly an owner prefix: listing never reaches across owners or areas. */
+export function assertOwnerPrefix(prefix: string): void {
+  const [area, owner, rest] = typeof prefix === "string" ? prefix.split("/") : [];
+  if (!isStorageArea(area) || owner === undefined || rest !== "" || prefix !== ownerPrefix(area, owner)) {
+    throw new InvalidStorageKeyError("bad prefix");
+  }
+}
+
 /** Throws unless `key` is a well-formed key under `${area}/${ownerId}/` for a known area. */
 export function assertKeyOwnedBy(key: string, ownerId: string): void {
   if (!OWNER_ID_PATTERN.test(ownerId)) throw new InvalidStorageKeyError("bad owner id");

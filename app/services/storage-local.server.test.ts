@@ -14,6 +14,7 @@ import {
   md5Etag,
   readAll,
   setUpLocalStore,
+  expectListsOneOwner,
 } from "./storage-test-helpers";
 import { createStorage, makeStorageKey } from "./storage.server";
 
@@ -95,6 +96,10 @@ describe("local storage", () => {
     expect(await storage.head(key)).toMatchObject({ size: 7, contentType: "text/markdown" });
     expect((await readAll((await storage.getStream(key))!)).toString()).toBe("second!");
     expect(await leftoverTempFiles()).toEqual([]);
+  });
+
+  it("lists the keys of one owner in one area, and no wider", async () => {
+    await expectListsOneOwner(storage, 3);
   });
 
   it("reports missing objects as null", async () => {

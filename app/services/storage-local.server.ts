@@ -14,6 +14,7 @@ import {
   DEFAULT_DOWNLOAD_URL_SECONDS,
   DEFAULT_UPLOAD_URL_SECONDS,
   assertContentType,
+  assertOwnerPrefix,
   assertWellFormedKey,
   resolveExpiry,
 } from "./storage-keys.server";
@@ -384,6 +385,25 @@ export function createLocalStorage(config: LocalStorageConfig): LocalObjectStora
           if (!isMissing(error)) throw error;
         }
       }
+    },
+
+    async list(prefix) {
+      assertOwnerPrefix(prefix);
+      let entries;
+      try {
+        entries = await readdir(inside(prefix), { recursive: true, withFileTypes: true });
+      } catch (error) {
+        if (isMissing(error)) return [];
+        throw error;
+      }
+      return entries
+        .filter((entry) => entry.isFile())
+        .map((entry) =>
+          path
+            .relative(root, path.join(entry.parentPath ?? entry.path, entry.name))
+            .split(path.sep)
+            .join("/"),
+        );
     },
 
     async createMultipartUpload({ key, contentType }) {

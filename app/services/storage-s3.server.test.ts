@@ -9,6 +9,7 @@ import os from "node:os";
 import path from "node:path";
 import { Readable } from "node:stream";
 
+import { expectListsOneOwner } from "./storage-test-helpers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 import { createS3Storage } from "./storage-s3.server";
@@ -105,6 +106,10 @@ describe("S3 storage against s3rver", () => {
     expect(await storage.getStream(key)).toBeNull();
     await expect(storage.delete(key)).resolves.toBeUndefined();
   });
+
+  it("lists the keys of one owner in one area, and no wider", async () => {
+    await expectListsOneOwner(storage, 3);
+  }, 60_000);
 
   it("stores a Node stream body of unknown length", async () => {
     const key = makeStorageKey({ ownerId: OWNER, area: "arztbriefe", extension: ".txt" });

@@ -10,6 +10,7 @@ import {
   GetObjectCommand,
   HeadBucketCommand,
   HeadObjectCommand,
+  ListObjectsV2Command,
   ListPartsCommand,
   NoSuchUpload,
   PutObjectCommand,
@@ -25,6 +26,7 @@ import {
   DEFAULT_DOWNLOAD_URL_SECONDS,
   DEFAULT_UPLOAD_URL_SECONDS,
   assertContentType,
+  assertOwnerPrefix,
   assertWellFormedKey,
   resolveExpiry,
 } from "./storage-keys.server";
@@ -215,6 +217,26 @@ export function createS3Storage(config: S3StorageConfig): ObjectStorage {
       await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }), {
         abortSignal: AbortSignal.timeout(METADATA_OPERATION_TIMEOUT_MS),
       });
+    },
+
+    async list(prefix) {
+      assertOwnerPrefix(prefix);
+      const keys: string[] = [];
+      // Pages follow on from the last key (StartAfter; S3 lists in key order) rather than a continuation token,
+      // which every S3-compatible server answers alike.
+      for (let after: string | undefined, more = true; more;) {
+        const page = await client.send(
+          new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, StartAfter: after }),
+          {
+            abortSignal: AbortSignal.timeout(METADATA_OPERATION_TIMEOUT_MS),
+          },
+        );
+        const found = (page.Contents ?? []).flatMap((object) => (object.Key ? [object.Key] : []));
+        keys.push(...found);
+        after = found.at(-1);
+        more = Boolean(page.IsTruncated && after);
+      }
+      return keys;
     },
 
     async createMultipartUpload({ key, contentType }) {

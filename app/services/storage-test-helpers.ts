@@ -109,3 +109,34 @@ export async function leftoverTempFilesIn(storeDir: string): Promise<string[]> {
     return [];
   }
 }
+
+/**
+ * `list` as both stores must answer it: every key of one owner in one area (several pages' worth on S3 when
+ * `many` is large), none of another owner or area, nothing after deletion, and no prefix that reaches wider.
+ */
+export async function expectListsOneOwner(storage: import("./storage-types.server").ObjectStorage, many = 3) {
+  const { makeStorageKey, ownerPrefix } = await import("./storage-keys.server");
+  const owner = `list-${Math.random().toString(36).slice(2, 10)}`;
+  const mine = Array.from({ length: many }, () => makeStorageKey({ ownerId: owner, area: "audio", extension: ".wav" }));
+  const others = [
+    makeStorageKey({ ownerId: `${owner}x`, area: "audio", extension: ".wav" }),
+    makeStorageKey({ ownerId: owner, area: "transcripts", extension: ".json" }),
+  ];
+  for (const key of [...mine, ...others]) await storage.put({ key, body: Buffer.from(key), contentType: "audio/wav" });
+  expect((await storage.list(ownerPrefix("audio", owner))).sort()).toEqual([...mine].sort());
+  expect(await storage.list(ownerPrefix("transcripts", owner))).toEqual([others[1]]);
+  for (const key of mine) await storage.delete(key);
+  expect(await storage.list(ownerPrefix("audio", owner))).toEqual([]);
+  expect(await storage.list(ownerPrefix("context", owner))).toEqual([]);
+  for (const wide of [
+    "audio/",
+    "",
+    `audio/${owner}`,
+    `audio/${owner}/x/`,
+    `../audio/${owner}/`,
+    `audio/../${owner}/`,
+  ]) {
+    await expect(storage.list(wide), wide).rejects.toThrow("Invalid storage key: bad prefix");
+  }
+  for (const key of others) await storage.delete(key);
+}

@@ -27,6 +27,8 @@ export interface ObjectStorage {
   head(key: string): Promise<{ size: number; contentType?: string; etag?: string } | null>;
   /** Idempotent: deleting a missing object succeeds. */
   delete(key: string): Promise<void>;
+  /** Every object key under an owner prefix (`ownerPrefix(area, ownerId)`), in no particular order. */
+  list(prefix: string): Promise<string[]>;
   check(timeoutMs?: number): Promise<StorageHealth>;
 
   // Multipart uploads (S3's protocol; the local store follows it): a large file goes up in parts that can

@@ -16,6 +16,7 @@ export {
   assertKeyOwnedBy,
   assertWellFormedKey,
   makeStorageKey,
+  ownerPrefix,
   resolveExpiry,
   type StorageArea,
 } from "./storage-keys.server";

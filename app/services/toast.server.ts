@@ -58,6 +58,8 @@ export const toastKeys = [
   "letters:toast.restored",
   "letters:toast.promptSaved",
   "letters:toast.promptDeleted",
+  "account:admin.deletedOne",
+  "account:admin.deletedMany",
 ] as const;
 
 const toastSchema = z.object({

@@ -9,7 +9,7 @@ import { callRoute, request, setupTestApp } from "../setup/app";
 
 // SPEC §2/§6 "Admin dashboard": only a verified address in exactly the operator's domain (skribent.example in the
 // tests) sees it — decided on the server in every loader and call. Everyone else gets SPEC §8's 'Access denied -
-// unauthorized domain' with 403 and nothing else, on every door: both pages, the CSV and both JSON calls.
+// unauthorized domain' with 403 and nothing else, on every door: the pages, the CSV and both JSON calls.
 setupTestApp();
 
 const DENIED_DE = "Zugriff verweigert - nicht autorisierte Domain";
@@ -19,12 +19,14 @@ const DENIED_EN = "Access denied - unauthorized domain";
 async function doors(cookie: string) {
   const overview = await adminPage("/betrieb", cookie);
   const audit = await adminPage("/betrieb/audit", cookie);
+  const accounts = await adminPage("/betrieb/accounts", cookie);
   const csv = await callRoute(csvLoader, request("/betrieb/usage.csv", { cookie }), { adminPath: "betrieb" });
   const usage = await callRoute(usageLoader, request("/api/usage-dashboard", { cookie }));
   const health = await callRoute(healthLoader, request("/api/health", { cookie }));
   return {
     overview,
     audit,
+    accounts,
     csv: { status: csv.status, text: await csv.text() },
     usage: { status: usage.status, body: await usage.json() },
     health: { status: health.status, body: await health.json() },
@@ -45,6 +47,8 @@ describe("the operator's admins", () => {
     expect(seen.overview.html).not.toContain(DENIED_DE);
     expect(seen.audit.status).toBe(200);
     expect(seen.audit.html).toContain("Audit-Protokoll");
+    expect(seen.accounts.status).toBe(200);
+    expect(seen.accounts.html).toContain("data-admin-delete");
     expect(seen.csv.status).toBe(200);
     expect(seen.csv.text).toContain("Endpunkt");
     expect(seen.usage.status).toBe(200);
@@ -65,12 +69,13 @@ describe("everyone else", () => {
   ])("%s (%s) is refused with 403 on every door, and learns nothing", async (_, email, verified) => {
     const { cookie, user } = await sessionFor(email, { verified });
     const seen = await doors(cookie);
-    for (const page of [seen.overview, seen.audit]) {
+    for (const page of [seen.overview, seen.audit, seen.accounts]) {
       expect(page.status).toBe(403);
       expect(page.html).toContain(DENIED_DE);
       expect(page.html).not.toContain("data-health-tile");
       expect(page.html).not.toContain("data-usage");
       expect(page.html).not.toContain("<table");
+      expect(page.html).not.toContain("data-admin-delete");
     }
     expect(seen.csv).toEqual({ status: 403, text: DENIED_DE });
     expect(seen.usage).toEqual({ status: 403, body: { detail: DENIED_EN } });
@@ -83,7 +88,7 @@ describe("everyone else", () => {
       .select("action")
       .execute();
     expect(refused.map((r) => r.action).sort()).toEqual(
-      ["admin.audit", "admin.dashboard", "admin.health", "admin.usage", "admin.usage_csv"].sort(),
+      ["admin.accounts", "admin.audit", "admin.dashboard", "admin.health", "admin.usage", "admin.usage_csv"].sort(),
     );
   });
 

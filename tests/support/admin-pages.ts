@@ -3,6 +3,7 @@ import { renderToString } from "react-dom/server";
 import { I18nextProvider } from "react-i18next";
 import { createStaticHandler, createStaticRouter, StaticRouterProvider } from "react-router-dom/server";
 import AdminLayout, { loader as layoutLoader } from "~/routes/$adminPath";
+import AdminAccounts, { loader as accountsLoader } from "~/routes/$adminPath.accounts";
 import AdminAudit, { loader as auditLoader } from "~/routes/$adminPath.audit";
 import AdminOverview, { loader as overviewLoader } from "~/routes/$adminPath._index";
 import { upsertUserByIdentity } from "~/models/user.server";
@@ -23,6 +24,12 @@ const routes = [
     children: [
       { id: "routes/$adminPath._index", index: true, loader: (a: any) => overviewLoader(a), Component: AdminOverview },
       { id: "routes/$adminPath.audit", path: "audit", loader: (a: any) => auditLoader(a), Component: AdminAudit },
+      {
+        id: "routes/$adminPath.accounts",
+        path: "accounts",
+        loader: (a: any) => accountsLoader(a),
+        Component: AdminAccounts,
+      },
     ],
   },
 ];

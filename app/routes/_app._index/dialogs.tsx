@@ -1,5 +1,6 @@
 import { Form, Link } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
+import { danger } from "~/components/ui/buttons";
 import { AudioPlayer } from "~/components/islands/audio-player";
 import { Modal } from "~/components/ui/modal";
 import { MAX_TAGS, TAG_MAX } from "~/models/recording-rules";
@@ -117,11 +118,7 @@ export function DeleteDialog({ recording }: { recording: RecordingView }) {
         <Form method="post">
           <input type="hidden" name="intent" value="delete" />
           <input type="hidden" name="key" value={recording.key} />
-          <button
-            type="submit"
-            className="rounded-md bg-red-600 px-4 py-2 text-sm font-medium text-white hover:bg-red-700"
-            data-action="confirm-delete"
-          >
+          <button type="submit" className={danger} data-action="confirm-delete">
             {t("audio.delete")}
           </button>
         </Form>

@@ -155,7 +155,9 @@ export async function action({ request }: ActionFunctionArgs) {
         // The browser upload (progress, retries) finished through the API: say so once, and start
         // transcription when configured — for a recording this user owns and that passed its checks.
         const recording = await findRecordingByKey({ ownerId: user.id, key: String(form.get("key") ?? "") });
-        if (!recording || recording.upload_status !== "ready")
+        // Not this user's recording (issue 9): a 404 like every other intent, not a success message.
+        if (!recording) throw new DomainError("not_found", "recordings:errors.recordingNotFound");
+        if (recording.upload_status !== "ready")
           return redirect("/", {
             headers: { "Set-Cookie": await setToast({ type: "success", key: "recordings:audio.uploaded" }) },
           });

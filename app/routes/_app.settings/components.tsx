@@ -134,3 +134,23 @@ export function RagToggle({ agreed, language }: { agreed: boolean; language: Tem
     </section>
   );
 }
+
+/** "Delete account": the way to the confirmation dialog (_app.settings.account.tsx). */
+export function AccountSection() {
+  const { t } = useTranslation("account");
+  return (
+    <section aria-labelledby="account-title" className="mt-8 rounded-lg border border-red-200 bg-white p-4">
+      <h2 id="account-title" className="text-lg font-medium">
+        {t("section.title")}
+      </h2>
+      <p className="mt-2 text-sm text-slate-700">{t("section.body")}</p>
+      <Link
+        to="/settings/account"
+        className="mt-3 inline-block rounded-md border border-red-600 px-3 py-1.5 text-sm font-medium text-red-700 hover:bg-red-50"
+        data-action="delete-account"
+      >
+        {t("section.open")}
+      </Link>
+    </section>
+  );
+}

@@ -3,7 +3,7 @@ import { json, redirect } from "@remix-run/node";
 import { setRagAgreed } from "~/models/template.server";
 import { structureInputSchema, type TemplateLanguage } from "~/models/template-rules";
 import { audit } from "~/services/audit.server";
-import { DomainError } from "~/services/domain-error.server";
+import { DomainError, statusFor } from "~/services/domain-error.server";
 import type { SessionUser } from "~/services/session.server";
 import { resetUserStructure, saveUserStructure } from "~/services/templates.server";
 import { setToast } from "~/services/toast.server";
@@ -24,7 +24,11 @@ export async function withFailureMessage<T>(
   try {
     return await run();
   } catch (error) {
-    if (error instanceof Response || (error instanceof DomainError && error.kind !== "invalid")) throw error;
+    if (error instanceof Response) throw error;
+    // Another user's or an unknown template is a 404 (never a 500), like every other owned id (issue 9).
+    if (error instanceof DomainError && error.kind !== "invalid") {
+      throw new Response(error.kind === "not_found" ? "Not found" : error.message, { status: statusFor(error.kind) });
+    }
     console.warn(`[settings] ${key}:`, error instanceof Error ? error.message : error);
     throw redirect(settingsUrl(language), { headers: { "Set-Cookie": await setToast({ type: "error", key }) } });
   }

@@ -10,7 +10,7 @@ import { getConfig } from "~/services/config.server";
 import { getFixedTFor, getLanguage } from "~/services/i18n.server";
 import { requireUser } from "~/services/session.server";
 import { listUserTemplates, organizationLabel, type TemplateView } from "~/services/templates.server";
-import { RagToggle, TemplateCard } from "./components";
+import { AccountSection, RagToggle, TemplateCard } from "./components";
 import { templateLanguageOf } from "./context.server";
 import { ragIntent, resetIntent, saveStructureIntent, withFailureMessage } from "./queries.server";
 
@@ -18,7 +18,10 @@ import { ragIntent, resetIntent, saveStructureIntent, withFailureMessage } from 
 // AI Learning consent, and the ways to the repository and a new template. No
 // JavaScript: the editor's list buttons go through the server (conform intents).
 
-export const handle: RouteHandle = { i18n: ["common", "templates"], scripts: ["shell", "template-editor"] };
+export const handle: RouteHandle = {
+  i18n: ["common", "templates", "account"],
+  scripts: ["shell", "template-editor"],
+};
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data?.title ?? "Skribent" }];
 
@@ -174,6 +177,7 @@ export default function Settings() {
       </section>
 
       <RagToggle agreed={ragAgreed} language={language} />
+      <AccountSection />
       <Outlet />
     </>
   );

@@ -81,6 +81,17 @@ export const demoAccounts: DemoAccount[] = [
     role: "clinician",
   },
   {
+    // The account-deletion end-to-end tests delete this workspace (and sign in to a fresh one).
+    id: "tim-schroeder",
+    email: "tim.schroeder@praxis-schroeder.example",
+    emailVerified: true,
+    givenName: "Tim",
+    familyName: "Schröder",
+    name: "Dr. med. Tim Schröder",
+    locale: "de",
+    role: "clinician",
+  },
+  {
     id: "ops-admin",
     email: `admin@${OPERATOR_DEMO_DOMAIN}`,
     emailVerified: true,

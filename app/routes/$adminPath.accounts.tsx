@@ -1,0 +1,90 @@
+import { json, redirect, type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-run/node";
+import { Form, useActionData, useLoaderData } from "@remix-run/react";
+import { useTranslation } from "react-i18next";
+import { danger } from "~/components/ui/buttons";
+import type { RouteHandle } from "~/components/page-scripts";
+import { findUsersByEmail } from "~/models/account.server";
+import { deleteAccount } from "~/services/account-deletion.server";
+import { adminGate } from "~/services/admin.server";
+import { audit } from "~/services/audit.server";
+import { getFixedTFor, getLanguage } from "~/services/i18n.server";
+import { setToast } from "~/services/toast.server";
+
+// The admin's account deletion (issue 9 "Data lifecycle"; ADR 0016): an account named by its exact e-mail
+// address goes with all its data, as when its user deletes it from Settings. A plain form with an explicit
+// confirmation; an admin's own account is deleted from Settings, never here.
+
+export const handle: RouteHandle = { i18n: ["common", "admin", "account"] };
+
+const MAX_EMAIL = 320;
+
+export async function loader({ request, params }: LoaderFunctionArgs) {
+  const gate = await adminGate(request, params, "admin.accounts");
+  return json({ denied: !gate.admin }, { status: gate.admin ? 200 : 403 });
+}
+
+export async function action({ request, params }: ActionFunctionArgs) {
+  const gate = await adminGate(request, params);
+  if (!gate.admin) {
+    await audit({ userId: gate.user.id, action: "admin.account-delete", outcome: "denied", request });
+    return json({ error: null, email: "" }, { status: 403 });
+  }
+  const form = await request.formData();
+  const email = String(form.get("email") ?? "")
+    .trim()
+    .slice(0, MAX_EMAIL);
+  const t = await getFixedTFor(await getLanguage(request), ["account"]);
+  const refuse = (key: string, status: number) => json({ error: t(key), email }, { status });
+  if (form.get("confirm") !== "yes") return refuse("account:admin.confirmRequired", 400);
+  const accounts = email ? await findUsersByEmail(email) : [];
+  if (accounts.length === 0) return refuse("account:admin.notFound", 404);
+  if (accounts.some((account) => account.id === gate.user.id)) return refuse("account:admin.self", 400);
+  for (const account of accounts) await deleteAccount({ userId: account.id, adminId: gate.user.id, request });
+  const toast = await setToast({
+    type: "success",
+    key: accounts.length === 1 ? "account:admin.deletedOne" : "account:admin.deletedMany",
+    values: { email: email.toLowerCase(), count: String(accounts.length) },
+  });
+  throw redirect(new URL(request.url).pathname, { headers: { "Set-Cookie": toast } });
+}
+
+export default function AdminAccounts() {
+  const { denied } = useLoaderData<typeof loader>();
+  const actionData = useActionData<typeof action>();
+  const { t } = useTranslation("account");
+  if (denied) return null;
+  return (
+    <section aria-labelledby="accounts-title" className="max-w-2xl">
+      <h2 id="accounts-title" className="text-lg font-semibold">
+        {t("admin.title")}
+      </h2>
+      <p className="mb-4 text-sm text-slate-600">{t("admin.intro")}</p>
+      <Form method="post" className="space-y-4 rounded-lg border border-red-200 bg-white p-4 text-sm" data-admin-delete>
+        {actionData?.error ? (
+          <p role="alert" className="rounded border border-red-300 bg-red-50 px-3 py-2 text-red-800">
+            {actionData.error}
+          </p>
+        ) : null}
+        <label className="flex flex-col gap-1">
+          {t("admin.email")}
+          <input
+            type="email"
+            name="email"
+            required
+            maxLength={MAX_EMAIL}
+            autoComplete="off"
+            defaultValue={actionData?.email ?? ""}
+            className="rounded-md border border-slate-300 px-2 py-1.5"
+          />
+        </label>
+        <label className="flex items-start gap-2">
+          <input type="checkbox" name="confirm" value="yes" className="mt-0.5" required />
+          <span>{t("admin.confirm")}</span>
+        </label>
+        <button type="submit" className={danger} data-action="admin-delete-account">
+          {t("admin.submit")}
+        </button>
+      </Form>
+    </section>
+  );
+}
