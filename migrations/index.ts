@@ -9,6 +9,7 @@ import * as m0007 from "./0007_live_sessions";
 import * as m0008 from "./0008_chat";
 import * as m0009 from "./0009_admin";
 import * as m0010 from "./0010_account_purges";
+import * as m0011 from "./0011_audio_retention";
 
 // Static imports: kysely's FileMigrationProvider cannot import .ts under plain
 // Node (STACK-NOTES pitfall 5). Append new migrations here, in order.
@@ -23,4 +24,5 @@ export const migrations: Record<string, Migration> = {
   "0008_chat": m0008,
   "0009_admin": m0009,
   "0010_account_purges": m0010,
+  "0011_audio_retention": m0011,
 };

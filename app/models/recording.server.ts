@@ -26,6 +26,7 @@ const fileColumns = [
   "created_via",
   "source_type",
   "original_mime_type",
+  "audio_deleted_at",
 ] as const;
 
 export async function findRecordingByKey({ ownerId, key }: { ownerId: string; key: string }) {
@@ -136,6 +137,39 @@ export async function addRecordingContext(args: {
       text: args.text,
       source_name: args.sourceName ?? null,
     })
+    .execute();
+}
+
+/**
+ * Maintenance across owners (audio retention): recordings whose letter is completed and was last changed before
+ * `before`, with their audio still stored.
+ */
+export async function listAudioPastRetention({ before }: { before: Date }) {
+  return getDb()
+    .selectFrom("recordings")
+    .innerJoin("letters", (join) =>
+      join.onRef("letters.recording_id", "=", "recordings.id").onRef("letters.owner_id", "=", "recordings.owner_id"),
+    )
+    .where("recordings.upload_status", "=", "ready")
+    .where("recordings.medical_letter_status", "=", "completed")
+    .where("recordings.audio_deleted_at", "is", null)
+    .where("letters.updated_at", "<", before)
+    .select([
+      "recordings.id",
+      "recordings.owner_id",
+      "recordings.storage_key",
+      "recordings.created_via",
+      "recordings.multipart_upload_id",
+    ])
+    .execute();
+}
+
+export async function markAudioDeleted(args: { ownerId: string; id: string; at: Date }) {
+  await getDb()
+    .updateTable("recordings")
+    .set({ audio_deleted_at: args.at })
+    .where("owner_id", "=", args.ownerId)
+    .where("id", "=", args.id)
     .execute();
 }
 

@@ -112,6 +112,8 @@ export interface RecordingsTable {
   original_mime_type: string | null;
   /** A live save's payload fingerprint: a retried save finds the first one (unique per owner). */
   save_fingerprint: string | null;
+  /** Migration 0011: when the retention sweep deleted the audio (the transcript and letter stay). */
+  audio_deleted_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
 
 export interface RecordingContextTable {

@@ -2,8 +2,8 @@ import { z } from "zod";
 import type { Env } from "./config.server";
 
 // The workspace's part of the configuration (issue 8): the admin dashboard's hidden path, how an account is told to
-// belong to an organisation (SPEC §3 "Usage dashboard user" is_org), how long a chat conversation is kept, and the
-// unit prices that turn the usage table's engine rows into costs.
+// belong to an organisation (SPEC §3 "Usage dashboard user" is_org), how long a chat conversation and audio are
+// kept, and the unit prices that turn the usage table's engine rows into costs.
 
 const usd = z.coerce.number().nonnegative();
 
@@ -50,6 +50,11 @@ export const workspaceEnvShape = {
     .min(1)
     .max(24 * 90)
     .default(24),
+  /**
+   * Audio is deleted this many days after its letter was last changed, once the letter is completed (transcript
+   * and letter stay). Unset: audio is kept until the recording is deleted.
+   */
+  AUDIO_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).optional(),
   /** Batch speech recognition, per minute of audio (the local engine costs nothing). */
   PRICE_SPEECH_PER_MINUTE_USD: usd.default(0),
   /** Realtime speech recognition per minute of audio; the batch price when unset. */
@@ -68,6 +73,7 @@ export function workspaceConfig(env: Env) {
       claim: env.OIDC_ORG_CLAIM,
     },
     chat: { retentionMs: env.CHAT_RETENTION_HOURS * 3_600_000 },
+    audioRetentionMs: env.AUDIO_RETENTION_DAYS ? env.AUDIO_RETENTION_DAYS * 86_400_000 : null,
     prices: {
       speechPerMinuteUsd: env.PRICE_SPEECH_PER_MINUTE_USD,
       speechLivePerMinuteUsd: env.PRICE_SPEECH_LIVE_PER_MINUTE_USD ?? env.PRICE_SPEECH_PER_MINUTE_USD,

@@ -4,7 +4,7 @@ import { deleteExpiredSessions } from "~/models/session.server";
 import { getConfig } from "./config.server";
 import { deleteExpiredPendingPosts } from "./pending-post.server";
 import { pruneRateLimits } from "./rate-limit.server";
-import { deleteStaleUploads } from "./recording-removal.server";
+import { deleteAudioPastRetention, deleteStaleUploads } from "./recording-removal.server";
 import { LETTER_QUEUE, runLetterJob, sweepLetterJobs } from "./letters.server";
 import { sweepAccountPurges } from "./account-deletion.server";
 import { sweepChats } from "./chat/chat.server";
@@ -99,13 +99,14 @@ export async function startJobs(options: { pool: pg.Pool; work: boolean; schedul
   } satisfies JobsHandle;
 }
 
-/** Removes expired sessions, stale kept forms, old rate-limit windows and abandoned uploads. */
+/** Removes expired sessions, stale kept forms, old rate-limit windows, abandoned uploads and audio past retention. */
 export async function runExpireSessions(now = new Date()) {
   const sessions = await deleteExpiredSessions({ now, idleMs: getConfig().session.idleMs });
   const pendingPosts = await deleteExpiredPendingPosts(now);
   const rateLimitWindows = await pruneRateLimits({ before: new Date(now.getTime() - 24 * 3_600_000) });
   const uploads = await deleteStaleUploads(now);
-  return { sessions, pendingPosts, rateLimitWindows, uploads };
+  const retention = await deleteAudioPastRetention(now);
+  return { sessions, pendingPosts, rateLimitWindows, uploads, retention };
 }
 
 let current: JobsHandle | undefined;

@@ -1,13 +1,17 @@
 import {
   deleteLettersOfRecording,
   deleteRecordingRow,
+  listAudioPastRetention,
   listStaleUploadSlots,
+  markAudioDeleted,
   updateRecording,
 } from "~/models/recording.server";
 import { deleteContextUploadByKey, listStaleContextUploads } from "~/models/context-upload.server";
 import { isLiveRecording } from "~/models/live-recording.server";
+import { audit } from "./audit.server";
+import { getConfig } from "./config.server";
 import { liveUploadKey } from "./live/save-upload.server";
-import { requireReady, requireRecording } from "./recordings.server";
+import { requireAudio, requireRecording } from "./recordings.server";
 import { getStorage } from "./storage.server";
 import { stopLetterJob } from "./letters.server";
 import { removeTranscription, stopTranscription } from "./transcription.server";
@@ -38,7 +42,8 @@ export async function deleteAll(args: { userId: string; key: unknown }) {
 
 /** Reset (force cleanup): letters and transcript go, the recording starts over. */
 export async function forceCleanup(args: { userId: string; key: unknown }) {
-  const recording = await requireReady(args.userId, args.key);
+  // Starting over needs the audio to transcribe again: refused once the retention sweep deleted it.
+  const recording = await requireAudio(args.userId, args.key);
   await stopLetterJob({ userId: args.userId, recordingId: recording.id });
   const medicalLettersDeleted = await deleteLettersOfRecording({ ownerId: args.userId, recordingId: recording.id });
   const transcriptDeleted = await removeTranscription({ userId: args.userId, recordingId: recording.id });
@@ -76,4 +81,29 @@ export async function deleteStaleUploads(now = new Date()) {
     await deleteContextUploadByKey({ key: pdf.storage_key });
   }
   return { slots: slots.length, contextPdfs: pdfs.length };
+}
+
+/**
+ * Audio retention (AUDIO_RETENTION_DAYS; issue 9): once a recording's letter is completed and has not changed for
+ * the configured period, its audio goes — objects first, then the mark — and the transcript and letter stay.
+ * Audited without content. Nothing happens when no period is configured.
+ */
+export async function deleteAudioPastRetention(now = new Date()) {
+  const retentionMs = getConfig().audioRetentionMs;
+  if (retentionMs === null) return { audio: 0 };
+  const storage = getStorage();
+  const due = await listAudioPastRetention({ before: new Date(now.getTime() - retentionMs) });
+  for (const recording of due) {
+    await storage.delete(recording.storage_key);
+    if (isLiveRecording(recording)) await storage.delete(liveUploadKey(recording.storage_key));
+    await markAudioDeleted({ ownerId: recording.owner_id, id: recording.id, at: now });
+    await audit({
+      userId: recording.owner_id,
+      action: "recording.audio-retention",
+      entityType: "recording",
+      entityId: recording.id,
+      outcome: "success",
+    });
+  }
+  return { audio: due.length };
 }

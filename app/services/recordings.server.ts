@@ -24,6 +24,7 @@ import {
   validateAudioFile,
 } from "./media-probe.server";
 import { localiseAudioMessage } from "./media-messages.server";
+import { hitRateLimit } from "./rate-limit.server";
 import { getStorage, makeStorageKey } from "./storage.server";
 import { getUserStructure } from "./templates.server";
 import { setTranscriptTags } from "~/models/transcription.server";
@@ -74,12 +75,20 @@ export function planSlot(args: SlotRequest) {
   return { type, key, language, context: context.value, originalFilename: sanitiseFileName(args.fileName) };
 }
 
+/**
+ * Upload slots per user and hour, on every upload path: each upload is stored, probed and transcribed. Counted per
+ * user, never per address, so clinicians behind one hospital NAT are never throttled together.
+ */
+export const UPLOADS_PER_HOUR = 200;
+
 /** Records the slot (and its context) for a planned upload. */
 export async function insertSlot(
   userId: string,
   plan: ReturnType<typeof planSlot>,
   multipart?: Parameters<typeof insertUploadSlot>[0]["multipart"],
 ) {
+  const verdict = await hitRateLimit({ bucket: `upload:${userId}`, limit: UPLOADS_PER_HOUR, windowSeconds: 3600 });
+  if (!verdict.allowed) throw new DomainError("rate_limited", "recordings:errors.tooManyRequests");
   const { id } = await insertUploadSlot({
     ownerId: userId,
     key: plan.key,
@@ -279,22 +288,9 @@ export async function requireReady(userId: string, key: unknown) {
   return recording;
 }
 
-// Keys are made on the server with the stored file's container as extension (an upload's .mp3/.wav, a live
-// recording's .webm/.m4a/.mp3/.wav), so the extension names what the player receives.
-const PLAYBACK_TYPES: Record<string, string> = {
-  mp3: "audio/mpeg",
-  wav: "audio/wav",
-  webm: "audio/webm",
-  m4a: "audio/mp4",
-  ogg: "audio/ogg",
-};
-
-export function playbackContentType(key: string) {
-  return PLAYBACK_TYPES[/\.([a-z0-9]+)$/.exec(key)?.[1] ?? ""] ?? "application/octet-stream";
-}
-
-export async function getPlaybackUrl(args: { userId: string; key: unknown }) {
-  const recording = await requireReady(args.userId, args.key);
-  const contentType = playbackContentType(recording.storage_key);
-  return getStorage().createDownloadUrl({ key: recording.storage_key, contentType, expiresInSeconds: 300 });
+/** A ready recording whose audio is still stored (the retention sweep may have deleted it; issue 9). */
+export async function requireAudio(userId: string, key: unknown) {
+  const recording = await requireReady(userId, key);
+  if (recording.audio_deleted_at) throw new DomainError("not_found", "recordings:errors.audioDeleted");
+  return recording;
 }

@@ -30,7 +30,7 @@ import { getDb } from "./db.server";
 import { DomainError } from "./domain-error.server";
 import { sendWakeUp } from "./job-wakeup.server";
 import { autoCreateLetter } from "./letters.server";
-import { applyMetadata, MAX_DURATION_SECONDS, requireReady } from "./recordings.server";
+import { applyMetadata, MAX_DURATION_SECONDS, requireAudio } from "./recordings.server";
 import { getSpeechEngine } from "./speech/engine.server";
 import { normaliseAudio } from "./speech/normalise-audio.server";
 import { buildTranscript, isEmptyResult, type TranscriptDocument } from "./speech/transcript-format";
@@ -68,7 +68,7 @@ type TranscribeMetadata = {
  * the same job_name comes back and no engine is called again.
  */
 export async function requestTranscription(args: { userId: string; key: unknown; metadata?: unknown }) {
-  const recording = await requireReady(args.userId, args.key);
+  const recording = await requireAudio(args.userId, args.key);
   const metadata = (args.metadata && typeof args.metadata === "object" ? args.metadata : {}) as TranscribeMetadata;
   // The client's job_name is not used: names are the server's, so one cannot guess another's.
   const { display_name, language_code, tags, template_id } = metadata;

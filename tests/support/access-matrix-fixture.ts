@@ -29,7 +29,7 @@ import { callRoute, request, signedInUser } from "../setup/app";
 // slow. The second user ("B", Jonas) owns a letter of his own, so ids of A's can be tried inside it too.
 
 /** Words that appear only in A's data: none of them may ever reach B. */
-const WORDS = {
+export const WORDS = {
   displayName: "Zitronenfalter Visite",
   fileName: "Pfauenauge-Sprechstunde.wav",
   uploadName: "Feuersalamander-Upload.wav",
@@ -62,7 +62,7 @@ async function call(route: Parameters<typeof callRoute>[0], req: Request) {
 }
 
 /** A transcribed recording with a one-version letter (and, for A, a refinement proposal). */
-async function recordingWithLetter(
+export async function recordingWithLetter(
   ownerId: string,
   words: { fileName: string; displayName: string; spoken: string; letter: string },
 ) {

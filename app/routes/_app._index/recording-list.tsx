@@ -21,9 +21,15 @@ function Actions({ recording }: { recording: RecordingView }) {
           {t("audio.transcribe")}
         </button>
       </Form>
-      <Link to={`/?play=${q}`} className={`${quiet} hidden md:inline-block`} data-action="play">
-        {t("audio.play")}
-      </Link>
+      {recording.audioDeleted ? (
+        <span className="self-center text-xs text-slate-500" data-audio-deleted>
+          {t("audio.audioDeleted")}
+        </span>
+      ) : (
+        <Link to={`/?play=${q}`} className={`${quiet} hidden md:inline-block`} data-action="play">
+          {t("audio.play")}
+        </Link>
+      )}
       <Link to={`/?edit=${q}`} className={quiet} data-action="edit">
         {t("audio.edit")}
       </Link>

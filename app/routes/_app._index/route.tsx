@@ -13,7 +13,7 @@ import { getConfig } from "~/services/config.server";
 import { DomainError } from "~/services/domain-error.server";
 import { getFixedTFor, getLanguage } from "~/services/i18n.server";
 import { findResumableLiveSession } from "~/services/live/sessions.server";
-import { getPlaybackUrl } from "~/services/recordings.server";
+import { getPlaybackUrl } from "~/services/recording-playback.server";
 import { requireUser } from "~/services/session.server";
 import { setToast } from "~/services/toast.server";
 import { listUserTemplates } from "~/services/templates.server";
@@ -73,8 +73,9 @@ export async function loader({ request }: LoaderFunctionArgs) {
     createdAt: r.created_at.toISOString(),
     status: r.transcription_status,
     tags: r.tags,
-    canReset: Boolean(r.transcript_key) || r.medical_letter_status !== "pending",
-    canTranscribe: r.transcription_status === "pending" || r.transcription_status === "failed",
+    canReset: !r.audio_deleted_at && (Boolean(r.transcript_key) || r.medical_letter_status !== "pending"),
+    canTranscribe: !r.audio_deleted_at && (r.transcription_status === "pending" || r.transcription_status === "failed"),
+    audioDeleted: Boolean(r.audio_deleted_at),
     failure: r.transcription_status === "failed" ? t(failures.get(r.id) ?? "transcriptions:errors.failed") : null,
     // The letter's SPEC §4 status once there is a transcript to write it from (made on the server, ADR 0012).
     letterStatus:

@@ -13,6 +13,8 @@ export type RecordingView = {
   /** Translated reason of a failed transcription. */
   failure: string | null;
   letterStatus: "pending" | "processing" | "completed" | "failed" | "structure_error" | null;
+  /** The retention sweep deleted the audio: nothing to play, transcript and letter stay. */
+  audioDeleted: boolean;
 };
 
 export { button, quiet } from "~/components/ui/buttons";

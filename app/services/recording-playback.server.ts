@@ -1,0 +1,25 @@
+import { requireAudio } from "./recordings.server";
+import { getStorage } from "./storage.server";
+
+// Playing a recording: a short-lived URL to its audio, served with the container's own type. Refused with a
+// translated reason once the retention sweep deleted the audio (requireAudio).
+
+// Keys are made on the server with the stored file's container as extension (an upload's .mp3/.wav, a live
+// recording's .webm/.m4a/.mp3/.wav), so the extension names what the player receives.
+const PLAYBACK_TYPES: Record<string, string> = {
+  mp3: "audio/mpeg",
+  wav: "audio/wav",
+  webm: "audio/webm",
+  m4a: "audio/mp4",
+  ogg: "audio/ogg",
+};
+
+export function playbackContentType(key: string) {
+  return PLAYBACK_TYPES[/\.([a-z0-9]+)$/.exec(key)?.[1] ?? ""] ?? "application/octet-stream";
+}
+
+export async function getPlaybackUrl(args: { userId: string; key: unknown }) {
+  const recording = await requireAudio(args.userId, args.key);
+  const contentType = playbackContentType(recording.storage_key);
+  return getStorage().createDownloadUrl({ key: recording.storage_key, contentType, expiresInSeconds: 300 });
+}
