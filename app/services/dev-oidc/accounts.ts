@@ -81,7 +81,8 @@ export const demoAccounts: DemoAccount[] = [
     role: "clinician",
   },
   {
-    // The account-deletion end-to-end tests delete this workspace (and sign in to a fresh one).
+    // The account-deletion end-to-end tests delete this workspace (and sign in to a fresh one); the JS budget
+    // spec uploads a recording into it.
     id: "tim-schroeder",
     email: "tim.schroeder@praxis-schroeder.example",
     emailVerified: true,
