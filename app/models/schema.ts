@@ -1,5 +1,6 @@
 import type { ColumnType, Generated, Insertable, Selectable } from "kysely";
 import type { AccountPurgesTable } from "./schema-account";
+import type { RecordingsTable } from "./schema-recordings";
 import type { ChatContextTable, ChatMessagesTable } from "./schema-chat";
 import type { LiveAudioTable, LiveMessagesTable, LiveSessionsTable } from "./schema-live";
 
@@ -79,41 +80,6 @@ export interface PendingPostsTable {
   body: string;
   created_at: CreatedAt;
   expires_at: Timestamp;
-}
-
-export interface RecordingsTable {
-  id: Generated<string>;
-  owner_id: string;
-  storage_key: string;
-  original_filename: string;
-  display_name: string | null;
-  tags: ColumnType<string[], string | undefined, string>;
-  language_code: string;
-  template_id: string | null;
-  transcription_mode: ColumnType<TranscriptionMode, TranscriptionMode | undefined, TranscriptionMode>;
-  transcription_status: ColumnType<TranscriptionStatus, TranscriptionStatus | undefined, TranscriptionStatus>;
-  transcript_key: string | null;
-  medical_letter_status: ColumnType<LetterStatus, LetterStatus | undefined, LetterStatus>;
-  created_at: CreatedAt;
-  updated_at: Timestamp;
-  upload_status: ColumnType<"awaiting_upload" | "ready", "awaiting_upload" | "ready" | undefined>;
-  declared_type: string | null;
-  size_bytes: ColumnType<string | null, number | null | undefined, number | null>;
-  duration_seconds: number | null;
-  audio_format: string | null;
-  multipart_upload_id: string | null;
-  multipart_part_size: number | null;
-  multipart_part_count: number | null;
-  declared_size: ColumnType<string | null, number | null | undefined, number | null>;
-  /** Migration 0007: null for an upload, "realtime" for a saved live recording (SPEC §3). */
-  created_via: "realtime" | null;
-  source_type: "realtime_recording" | null;
-  /** The recorder's MIME type of a live recording, as the browser reported it. */
-  original_mime_type: string | null;
-  /** A live save's payload fingerprint: a retried save finds the first one (unique per owner). */
-  save_fingerprint: string | null;
-  /** Migration 0011: when the retention sweep deleted the audio (the transcript and letter stay). */
-  audio_deleted_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
 
 export interface RecordingContextTable {
