@@ -26,6 +26,20 @@ function serverEnv(port: number, dataDir: string) {
   };
 }
 
+/** Where scripts/test.mjs collects what the web servers print, for the log hygiene check (issue 9). */
+const logCaptureDir = process.env.SKRIBENT_LOG_CAPTURE_DIR;
+/** The web servers' names: the prefix of their lines in the output, and what the log capture keeps. */
+const SERVERS = {
+  speech: "fake-speech",
+  llm: "fake-llm",
+  realtime: "fake-speechmatics-rt",
+  app: "app",
+  flagApp: "app-flags",
+};
+const logCapture: Array<[string, unknown]> = logCaptureDir
+  ? [["./tests/setup/log-capture-reporter.ts", { dir: logCaptureDir, servers: Object.values(SERVERS) }]]
+  : [];
+
 const chromiumArgs = [
   "--no-sandbox",
   "--disable-gpu",
@@ -48,7 +62,7 @@ export default defineConfig({
   forbidOnly: !!process.env.CI,
   retries: 0,
   timeout: 30_000,
-  reporter: (process.env.PLAYWRIGHT_REPORTERS ?? "list").split(",").map((name) => [name]) as never,
+  reporter: [...(process.env.PLAYWRIGHT_REPORTERS ?? "list").split(",").map((name) => [name]), ...logCapture] as never,
   use: {
     baseURL: `http://localhost:${PORT}`,
     locale: "de-DE",
@@ -66,30 +80,38 @@ export default defineConfig({
     {
       name: "no-js",
       // The JavaScript budget is measured once, with JavaScript on; the upload script's and live audio's tests need it.
-      testIgnore: /(js-budget|upload-script|live)\.spec\.ts/,
+      testIgnore: /(js-budget|upload-script|live|a11y)\.spec\.ts/,
       use: { ...devices["Desktop Chrome"], javaScriptEnabled: false },
     },
   ],
   webServer: [
+    // Every server's stdout is piped, so that the log capture sees all they print.
     {
+      name: SERVERS.speech,
       command: `node scripts/fake-speech-server.mjs --port ${SPEECH_PORT}`,
       port: SPEECH_PORT,
+      stdout: "pipe",
       reuseExistingServer: false,
       timeout: 60_000,
     },
     {
+      name: SERVERS.llm,
       command: `node scripts/fake-llm-server.mjs --port ${LLM_PORT}`,
       port: LLM_PORT,
+      stdout: "pipe",
       reuseExistingServer: false,
       timeout: 60_000,
     },
     {
+      name: SERVERS.realtime,
       command: `node scripts/fake-speechmatics-rt-server.mjs --port ${RT_PORT}`,
       port: RT_PORT,
+      stdout: "pipe",
       reuseExistingServer: false,
       timeout: 60_000,
     },
     {
+      name: SERVERS.app,
       command: `rm -rf ${e2eDataDir} build/.e2e-ready && npm run build --silent && touch build/.e2e-ready && node server.mjs`,
       url: `http://localhost:${PORT}/resources/healthz`,
       reuseExistingServer: false,
@@ -110,10 +132,12 @@ export default defineConfig({
     {
       // The same build with disable_user_templates=1, for the flag's tests, and live audio in direct mode
       // (SPEECH_LIVE_MODE=direct, ADR 0013): the browser talks to the realtime server itself, with a short-lived key.
+      name: SERVERS.flagApp,
       command: `until [ -f build/.e2e-ready ]; do sleep 0.2; done; rm -rf ${flagDataDir} && node server.mjs`,
       url: `http://localhost:${FLAG_PORT}/resources/healthz`,
       reuseExistingServer: false,
       timeout: 120_000,
+      stdout: "pipe",
       // It also transcribes with the embedded local engine on the small test models of ../shared/models,
       // which load and run but recognise nothing: the clear "no speech" path end to end.
       env: {

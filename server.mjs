@@ -34,8 +34,15 @@ app.use(build.publicPath, express.static(build.assetsBuildDirectory, { immutable
 // the new server for up to an hour, so the browser asks again each time (a 304 when nothing changed).
 app.use("/live", express.static("public/live", { cacheControl: false, setHeaders: noCache }));
 app.use(express.static("public", { maxAge: "1h" }));
-// One line per request, as remix-serve wrote — except the live door's audio and event streams, a few a second.
-app.use(morgan("tiny", { skip: (req) => /^\/live\/sessions\/[^/]+\/(audio|events)/.test(req.path) }));
+// One line per request, as remix-serve wrote ("tiny") — except the live door's audio and event streams, a few a
+// second — but without the query string: a signed storage URL's signature (sig=, X-Amz-Signature=), a sign-in's
+// authorization code and a search's terms are all in it, and none of them belongs in a log (issue 9).
+morgan.token("path", (req) => (req.originalUrl ?? req.url).split("?")[0]);
+app.use(
+  morgan(":method :path :status :res[content-length] - :response-time ms", {
+    skip: (req) => /^\/live\/sessions\/[^/]+\/(audio|events)/.test(req.path),
+  }),
+);
 app.all("*", createRequestHandler({ build, mode: process.env.NODE_ENV }));
 
 const port = Number(process.env.PORT ?? 3000);

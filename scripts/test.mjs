@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // `npm test`: the whole suite — unit and loader/action tests on the embedded
 // PGlite, again on PostgreSQL when TEST_DATABASE_URL names a server, then the
-// end-to-end tests in Debian's Chromium. Prints one closing line
+// end-to-end tests in Debian's Chromium, and last the log hygiene check of what the app logged meanwhile
+// (scripts/log-hygiene.mjs; the logs are kept in test-results/app-logs.txt). Prints one closing line
 // "N passed, N failed".
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
@@ -9,6 +10,12 @@ import os from "node:os";
 import path from "node:path";
 
 const reportDir = fs.mkdtempSync(path.join(os.tmpdir(), "skribent-test-"));
+// What the app and the fake servers log, collected here while the tests run (tests/setup/log-capture.ts for
+// vitest, tests/setup/log-capture-reporter.ts for Playwright's web servers): test-results/ itself is emptied by
+// Playwright when it starts.
+const logCapture = { SKRIBENT_LOG_CAPTURE_DIR: path.join(reportDir, "app-logs") };
+const appLogs = path.join("test-results", "app-logs.txt");
+fs.mkdirSync(logCapture.SKRIBENT_LOG_CAPTURE_DIR);
 const totals = { passed: 0, failed: 0, skipped: 0 };
 const failures = [];
 /** Names of the failed tests, repeated at the end so a truncated log still says which ones. */
@@ -50,7 +57,7 @@ function vitest(label, env) {
     `unit and integration tests (${label})`,
     "npx",
     ["vitest", "run", "--reporter=default", "--reporter=json", `--outputFile.json=${file}`],
-    env,
+    { ...env, ...logCapture, SKRIBENT_LOG_CAPTURE_LABEL: label },
   );
   if (fs.existsSync(file)) {
     const report = JSON.parse(fs.readFileSync(file, "utf8"));
@@ -85,6 +92,7 @@ if (process.env.SKIP_E2E === "1") {
   const status = run("end-to-end tests (Chromium, JavaScript on and off)", "npx", ["playwright", "test"], {
     PLAYWRIGHT_JSON_OUTPUT_NAME: file,
     PLAYWRIGHT_REPORTERS: "list,json",
+    ...logCapture,
   });
   if (fs.existsSync(file)) {
     const { stats } = JSON.parse(fs.readFileSync(file, "utf8"));
@@ -107,6 +115,26 @@ if (process.env.SKIP_E2E === "1") {
   if (status !== 0) failures.push("playwright");
 }
 
+/** Keeps the collected logs in one file and scans it: a line with a secret or content fails the run. */
+function logHygiene() {
+  const dir = logCapture.SKRIBENT_LOG_CAPTURE_DIR;
+  const files = fs
+    .readdirSync(dir)
+    .filter((name) => name.endsWith(".log"))
+    .sort();
+  fs.mkdirSync(path.dirname(appLogs), { recursive: true });
+  fs.writeFileSync(appLogs, files.map((name) => fs.readFileSync(path.join(dir, name), "utf8")).join(""));
+  const status = run(`log hygiene (${appLogs})`, "node", ["scripts/log-hygiene.mjs", appLogs]);
+  if (status === 0) {
+    totals.passed += 1;
+  } else {
+    totals.failed += 1;
+    failures.push("log hygiene");
+    failedTests.push(`log hygiene: ${appLogs} (the offending lines are listed above, masked)`);
+  }
+}
+
+logHygiene();
 fs.rmSync(reportDir, { recursive: true, force: true });
 if (failedTests.length > 0) console.log(`\nFailed tests:\n${failedTests.map((name) => `  ✗ ${name}`).join("\n")}`);
 if (failures.length > 0) console.log(`\nFailed: ${failures.join(", ")}`);

@@ -40,12 +40,10 @@ export function HealthTiles({ tiles }: { tiles: HealthTile[] }) {
             <span aria-hidden="true" className={`h-2.5 w-2.5 rounded-full ${dots[tile.status]}`} />
             {t(`health.status.${tile.status}`)}
             {tile.latencyMs !== null ? (
-              <span className="ml-auto text-xs font-normal opacity-70">
-                {t("health.latency", { ms: tile.latencyMs })}
-              </span>
+              <span className="ml-auto text-xs font-normal">{t("health.latency", { ms: tile.latencyMs })}</span>
             ) : null}
           </p>
-          {tile.detail ? <p className="mt-1 text-xs break-words opacity-80">{tile.detail}</p> : null}
+          {tile.detail ? <p className="mt-1 text-xs break-words">{tile.detail}</p> : null}
         </li>
       ))}
     </ul>

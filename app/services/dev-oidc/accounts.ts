@@ -93,6 +93,17 @@ export const demoAccounts: DemoAccount[] = [
     role: "clinician",
   },
   {
+    // The accessibility end-to-end tests use this workspace alone.
+    id: "eva-richter",
+    email: "eva.richter@praxis-richter.example",
+    emailVerified: true,
+    givenName: "Eva",
+    familyName: "Richter",
+    name: "Dr. med. Eva Richter",
+    locale: "de",
+    role: "clinician",
+  },
+  {
     id: "ops-admin",
     email: `admin@${OPERATOR_DEMO_DOMAIN}`,
     emailVerified: true,
