@@ -197,6 +197,25 @@ describe("letter creation", () => {
     expect(reads.map((r) => r.entity_id)).toContain(entry.key);
   });
 
+  it("starts one job and writes one letter when two tabs and a retry ask at the same moment", async () => {
+    const { client, userId } = await signIn("sara-yilmaz");
+    const { sourceKey, recordingId } = await seedTranscribedRecording({ ownerId: userId, lines: CONSULTATION });
+    const answers = await Promise.all(
+      Array.from({ length: 5 }, () => call(createAction, client, "/api/medical-letter-v2", { source_key: sourceKey })),
+    );
+    expect(answers.map((a) => a.status)).toEqual([202, 202, 202, 202, 202]);
+    expect(new Set(answers.map((a) => a.body.job_name)).size).toBe(1);
+    const jobs = await getDb().selectFrom("letter_jobs").select("id").where("recording_id", "=", recordingId).execute();
+    expect(jobs).toHaveLength(1);
+    // Two wake-ups of the same job at once (two workers): one letter, one model call.
+    const before = llm.chatRequests().length;
+    const runs = await Promise.all([runLetterJob(jobs[0]!.id), runLetterJob(jobs[0]!.id)]);
+    expect(runs.sort()).toEqual(["completed", "skipped"]);
+    expect(llm.chatRequests().length - before).toBe(1);
+    const letters = await getDb().selectFrom("letters").select("id").where("recording_id", "=", recordingId).execute();
+    expect(letters).toHaveLength(1);
+  });
+
   it("sends this recording's free text, PDF text and patient record inside their data blocks, and nothing of anyone else's", async () => {
     const { client, userId } = await signIn("anna-berger");
     const other = await signIn("jonas-keller");
