@@ -29,6 +29,17 @@ export async function listChatContext({ ownerId }: { ownerId: string }, db: Db =
     .execute();
 }
 
+/** The context's file names and whether each gave text, without the text itself (what the screen shows). */
+export async function listChatContextNames({ ownerId }: { ownerId: string }) {
+  return getDb()
+    .selectFrom("chat_context")
+    .where("owner_id", "=", ownerId)
+    .select(["id", "file_name", sql<boolean>`length(trim(text)) > 0`.as("readable")])
+    .orderBy("created_at", "asc")
+    .orderBy("id", "asc")
+    .execute();
+}
+
 /** The pending answer of a user, if one is being written (at most one: a partial unique index). */
 export async function findPendingAnswer(db: Db, { ownerId }: { ownerId: string }) {
   return db

@@ -154,13 +154,7 @@ export async function listAudioPastRetention({ before }: { before: Date }) {
     .where("recordings.medical_letter_status", "=", "completed")
     .where("recordings.audio_deleted_at", "is", null)
     .where("letters.updated_at", "<", before)
-    .select([
-      "recordings.id",
-      "recordings.owner_id",
-      "recordings.storage_key",
-      "recordings.created_via",
-      "recordings.multipart_upload_id",
-    ])
+    .select(["recordings.id", "recordings.owner_id", "recordings.storage_key", "recordings.created_via"])
     .execute();
 }
 

@@ -7,6 +7,7 @@ import {
   insertChatContext,
   insertChatTurn,
   listChatContext,
+  listChatContextNames,
   listChatMessages,
   touchPendingAnswer,
 } from "~/models/chat.server";
@@ -53,7 +54,7 @@ function staleBefore(now = new Date()) {
 export async function getConversation({ userId, now = new Date() }: { userId: string; now?: Date }) {
   const [messages, context] = await Promise.all([
     listChatMessages({ ownerId: userId }),
-    listChatContext({ ownerId: userId }),
+    listChatContextNames({ ownerId: userId }),
   ]);
   const stale = staleBefore(now);
   return {
@@ -64,7 +65,7 @@ export async function getConversation({ userId, now = new Date() }: { userId: st
       status: m.status === "pending" && m.updated_at < stale ? ("failed" as const) : m.status,
       contextTruncated: m.context_truncated,
     })),
-    context: context.map((c) => ({ id: c.id, name: c.file_name, readable: c.text.trim() !== "" })),
+    context: context.map((c) => ({ id: c.id, name: c.file_name, readable: Boolean(c.readable) })),
     hasReply: answeredOrAnswering(messages),
   };
 }
@@ -91,7 +92,7 @@ function checkQuestion(value: unknown): string {
 async function checkAttachable(userId: string, pdfs: UploadedPdf[]) {
   const [messages, context] = await Promise.all([
     listChatMessages({ ownerId: userId }),
-    listChatContext({ ownerId: userId }),
+    listChatContextNames({ ownerId: userId }),
   ]);
   if (answeredOrAnswering(messages)) throw new DomainError("conflict", "chat:errors.contextClosed");
   checkChatPdfs(pdfs, context.length);
