@@ -1,3 +1,4 @@
+import { createHmac, timingSafeEqual } from "node:crypto";
 import { OAuth2Tokens } from "arctic";
 import { createRemoteJWKSet, jwtVerify, type JWTPayload } from "jose";
 import { Authenticator } from "remix-auth";
@@ -66,8 +67,32 @@ export function resetOidcCaches() {
   authenticator = undefined;
 }
 
+/**
+ * The ID token's nonce, bound to this sign-in's state (OIDC Core §3.1.2.1, §15.5.2). remix-auth-oauth2 already ties
+ * the state to the browser's state cookie before the callback verifies anything, so a nonce derived from the state
+ * with the cookie secret ties the ID token to that browser too, with nothing more to store. A token replayed from
+ * another sign-in, or minted without this request, carries another nonce or none.
+ */
+export function nonceFor(state: string) {
+  return createHmac("sha256", getConfig().cookieSecret).update(`oidc-nonce:${state}`).digest("base64url");
+}
+
+function nonceMatches(claim: unknown, state: string | null) {
+  if (typeof claim !== "string" || !state) return false;
+  const expected = Buffer.from(nonceFor(state));
+  const given = Buffer.from(claim);
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
 class OidcStrategy extends OAuth2Strategy<Identity> {
   name = "oidc";
+
+  protected override authorizationParams(params: URLSearchParams, request: Request) {
+    const merged = super.authorizationParams(params, request);
+    const state = merged.get("state");
+    if (state) merged.set("nonce", nonceFor(state));
+    return merged;
+  }
 
   // arctic's token request has no time-out; the provider gets 10 s (SPEC §7).
   protected override async validateAuthorizationCode(code: string, codeVerifier: string) {
@@ -99,15 +124,26 @@ function callbackUrl() {
   return `${getConfig().appUrl}/auth/callback`;
 }
 
-export async function verifyIdToken(idToken: string): Promise<Identity> {
+/** Verifies the callback's ID token: signature, issuer, audience (this client), expiry and this sign-in's nonce. */
+export async function verifyIdToken(idToken: string, state: string | null): Promise<Identity> {
   const { oidc } = getConfig();
   const { issuer } = await getDiscovery();
   const { payload } = await jwtVerify(idToken, await getJwks(), {
     issuer,
     audience: oidc.clientId,
     clockTolerance: CLOCK_LEEWAY_SECONDS,
+    requiredClaims: ["exp", "iat"],
   });
+  refuseFutureIssue(payload);
+  if (!nonceMatches(payload.nonce, state)) throw new Error("ID token nonce does not match this sign-in");
   return identityFromClaims(payload, issuer, idToken);
+}
+
+/** jose compares `iat` with the clock only when maxTokenAge is set: a token "issued" beyond the leeway is refused. */
+function refuseFutureIssue(payload: JWTPayload) {
+  if ((payload.iat ?? 0) > Math.floor(Date.now() / 1000) + CLOCK_LEEWAY_SECONDS) {
+    throw new Error("token issued in the future");
+  }
 }
 
 function identityFromClaims(payload: JWTPayload, issuer: string, idToken: string): Identity {
@@ -151,7 +187,7 @@ export async function getAuthenticator() {
           maxAge: 600,
         },
       },
-      async ({ tokens }) => verifyIdToken(tokens.idToken()),
+      async ({ request, tokens }) => verifyIdToken(tokens.idToken(), new URL(request.url).searchParams.get("state")),
     ),
   );
   authenticator = instance;
@@ -177,6 +213,7 @@ export async function verifyAccessToken(token: string) {
     audience: oidc.audience,
     clockTolerance: CLOCK_LEEWAY_SECONDS,
   });
+  refuseFutureIssue(payload);
   if (!payload.sub) throw new Error("access token without subject");
   return {
     issuer,

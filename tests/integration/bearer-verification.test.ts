@@ -68,3 +68,17 @@ describe("a bearer token that speaks about email_verified", () => {
     expect((await usageWith({ sub: "loud-2", email: "ops6@skribent.example", email_verified: true })).status).toBe(200);
   });
 });
+
+describe("a bearer token's times", () => {
+  it("is refused when issued beyond the 60 s leeway in the future, and accepted within it", async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const claims = { sub: "times-1", email: "ops7@skribent.example", email_verified: true };
+    const call = async (token: string) =>
+      callRoute(usageLoader, request("/api/usage-dashboard", { headers: { Authorization: `Bearer ${token}` } }));
+    const future = await call(await issuer.sign(claims, getConfig().oidc.audience, now + 3600));
+    expect(future.status).toBe(401);
+    const expired = await call(await issuer.sign(claims, getConfig().oidc.audience, now - 3600));
+    expect(expired.status).toBe(401);
+    expect((await call(await issuer.sign(claims, getConfig().oidc.audience, now + 30))).status).toBe(200);
+  });
+});

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { loader as callbackLoader } from "~/routes/auth.callback";
 import { loader as startLoader } from "~/routes/auth.start";
 import { action as keepaliveAction } from "~/routes/resources.keepalive";
+import { nonceFor } from "~/services/auth.server";
 import { getDb } from "~/services/db.server";
 import { readSession } from "~/services/session.server";
 import { signInAtDevProvider } from "../support/oidc-client";
@@ -27,6 +28,8 @@ describe("sign-in start", () => {
     expect(location.searchParams.get("code_challenge_method")).toBe("S256");
     expect(location.searchParams.get("code_challenge")).toMatch(/^[\w-]{43}$/);
     expect(location.searchParams.get("ui_locales")).toBe("en");
+    // The ID token must echo a nonce bound to this sign-in's state (oidc-callback.test.ts refuses any other).
+    expect(location.searchParams.get("nonce")).toBe(nonceFor(location.searchParams.get("state")!));
     const setCookies = response.headers.getSetCookie();
     expect(setCookies.find((c) => c.startsWith("skribent_oauth:"))).toMatch(/HttpOnly/);
     expect(setCookies.find((c) => c.startsWith("skribent_return="))).toMatch(/SameSite=Lax/);

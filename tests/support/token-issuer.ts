@@ -28,14 +28,14 @@ export async function startTokenIssuer() {
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     url,
-    /** An RS256 access token for `audience`, valid for five minutes. */
-    sign: (claims: JWTPayload & { sub: string }, audience: string) =>
+    /** An RS256 access token for `audience`, valid for five minutes (from `issuedAt`, seconds; default now). */
+    sign: (claims: JWTPayload & { sub: string }, audience: string, issuedAt = Math.floor(Date.now() / 1000)) =>
       new SignJWT(claims)
         .setProtectedHeader({ alg: "RS256", kid: "test-key" })
         .setIssuer(url)
         .setAudience(audience)
-        .setIssuedAt()
-        .setExpirationTime("5m")
+        .setIssuedAt(issuedAt)
+        .setExpirationTime(issuedAt + 300)
         .sign(privateKey),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };

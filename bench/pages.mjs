@@ -1,0 +1,278 @@
+#!/usr/bin/env node
+// Page budgets (issue 9), through the built app:
+//  1. Lighthouse (npm package, Debian's Chromium) with its default mobile profile — simulated Slow 4G
+//     (150 ms RTT, 1.6 Mbit/s down) and 4× CPU slow-down — on the workspace, the letters list and the
+//     editor of a user with LIGHTHOUSE_RECORDINGS recordings, each with a transcript and a letter. Goal: LCP ≤ 1.5 s.
+//  2. wrk (Debian) on loopback: the same user with 1,000 recordings, 50 connections on each list route
+//     (workspace, transcriptions, letters, and the JSON lists). Goal: p95 ≤ 50 ms.
+// The first recording is made through the JSON API against the tests' protocol-faithful engines (Speechmatics
+// batch, an OpenAI-compatible model); the rest are copies of its rows (bench/support-seed.mjs). A bench prints
+// figures; it is not a test (exit 1 only when a run fails).
+//
+// Usage: npm run bench:pages
+//        npm run build && node bench/pages.mjs --recordings 1000 --connections 50 --seconds 15
+// Options: --only lighthouse|load  --lighthouse-recordings <n> (20)  --recordings <n> (1000)
+//          --connections <n> (50)  --seconds <per route> (15)  --threads <wrk threads> (2)
+//          env DATABASE_URL: a PostgreSQL server to use instead of the embedded default (a fresh database
+//          is made on it and dropped)  BENCH_PORT (3470: app, +1 sign-in provider)
+import { execFileSync, spawn } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import pg from "pg";
+import { loadFakeSpeechmatics, loadTestSupport } from "../scripts/fake-speech-bundle.mjs";
+import { apiClient, copyRecording, openDatabase, recordingWithLetter } from "./support-seed.mjs";
+import { benchAppEnv, signIn, waitForApp } from "./support.mjs";
+
+const { values: opts } = parseArgs({
+  options: {
+    only: { type: "string" },
+    "lighthouse-recordings": { type: "string", default: "20" },
+    recordings: { type: "string", default: "1000" },
+    connections: { type: "string", default: "50" },
+    seconds: { type: "string", default: "15" },
+    threads: { type: "string", default: "2" },
+  },
+});
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const PORT = Number(process.env.BENCH_PORT ?? 3470);
+const APP = `http://localhost:${PORT}`;
+const ACCOUNT = "anna-berger";
+const work = fs.mkdtempSync(path.join(os.tmpdir(), "skribent-bench-pages-"));
+const dataDir = path.join(work, "data");
+
+let app;
+let exited;
+const fakes = [];
+let database;
+
+async function startFakes() {
+  const [{ startFakeSpeechmatics }, { startFakeOpenAiChatServer }, { letterModel }] = await Promise.all([
+    loadFakeSpeechmatics(path.join(work, "support")),
+    loadTestSupport("fake-openai-chat", path.join(work, "support")),
+    loadTestSupport("fake-llm-letters", path.join(work, "support")),
+  ]);
+  const speech = await startFakeSpeechmatics({ port: 0, host: "127.0.0.1" });
+  const llm = await startFakeOpenAiChatServer({ apiKey: "test-key", responder: letterModel });
+  fakes.push(speech, llm);
+  return {
+    SPEECH_ENGINE: "speechmatics",
+    SPEECHMATICS_API_KEY: "test-key",
+    SPEECHMATICS_BATCH_URL: speech.url,
+    LLM_ENGINE: "openai",
+    LLM_OPENAI_URL: llm.url,
+    LLM_OPENAI_API_KEY: "test-key",
+    AUTO_START_TRANSCRIPTION: "false",
+  };
+}
+
+async function startApp(engines) {
+  app = spawn(process.execPath, ["server.mjs"], {
+    cwd: ROOT,
+    env: benchAppEnv({
+      port: PORT,
+      dataDir,
+      env: { ...engines, ...(database ? { DATABASE_URL: database.url } : {}) },
+    }),
+    stdio: ["ignore", "ignore", "inherit"],
+  });
+  exited = new Promise((resolve) => app.once("exit", resolve));
+  await waitForApp(APP);
+}
+
+async function stopApp() {
+  if (!app || app.exitCode !== null || app.signalCode !== null) return;
+  app.kill("SIGTERM");
+  await exited;
+}
+
+function rssMiB(pid) {
+  return Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"))[1]) / 1024;
+}
+
+async function seed(cookie, count) {
+  const client = apiClient(APP, cookie);
+  const first = await recordingWithLetter(client, work, 1);
+  await stopApp();
+  const db = await openDatabase({ dataDir, databaseUrl: database?.url });
+  try {
+    const copies = count - 1 - Number((await db.query("select count(*)::int - 1 as n from recordings")).rows[0].n);
+    if (copies > 0) await copyRecording(db, first.recordingKey, copies);
+  } finally {
+    await db.close();
+  }
+  return first;
+}
+
+async function lighthouseRun(cookie, pages) {
+  const [{ default: lighthouse }, chromeLauncher] = await Promise.all([
+    import("lighthouse"),
+    import("chrome-launcher"),
+  ]);
+  const chrome = await chromeLauncher.launch({
+    chromePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+    chromeFlags: ["--headless=new", "--no-sandbox", "--disable-gpu"],
+  });
+  const results = [];
+  try {
+    for (const [name, url] of pages) {
+      const runs = [];
+      for (let run = 0; run < 3; run++) {
+        const result = await lighthouse(
+          `${APP}${url}`,
+          { port: chrome.port, output: "json", logLevel: "error", onlyCategories: ["performance"] },
+          { extends: "lighthouse:default", settings: { extraHeaders: { Cookie: cookie } } },
+        );
+        const { audits, finalDisplayedUrl, runtimeError } = result.lhr;
+        if (runtimeError) throw new Error(`${name}: ${runtimeError.message}`);
+        if (new URL(finalDisplayedUrl).pathname !== new URL(`${APP}${url}`).pathname) {
+          throw new Error(`${name}: Lighthouse ended at ${finalDisplayedUrl} (not signed in?)`);
+        }
+        runs.push({
+          lcp: audits["largest-contentful-paint"].numericValue,
+          fcp: audits["first-contentful-paint"].numericValue,
+          tbt: audits["total-blocking-time"].numericValue,
+          bytes: audits["total-byte-weight"].numericValue,
+        });
+      }
+      runs.sort((a, b) => a.lcp - b.lcp);
+      results.push({ name, url, ...runs[1] }); // the median of three
+    }
+  } finally {
+    await chrome.kill();
+  }
+  console.log(`\nLighthouse ${lighthouseVersion()}, mobile profile (simulated Slow 4G, 4× CPU), median of 3 runs:`);
+  console.log("page                 LCP      FCP      TBT     transferred");
+  for (const r of results) {
+    console.log(
+      `${r.name.padEnd(20)} ${ms(r.lcp)}  ${ms(r.fcp)}  ${ms(r.tbt)}  ${(r.bytes / 1024).toFixed(1).padStart(7)} KiB  ${r.lcp <= 1500 ? "≤ 1.5 s" : "OVER 1.5 s"}`,
+    );
+  }
+}
+
+const ms = (value) => `${Math.round(value)} ms`.padStart(7);
+const lighthouseVersion = () =>
+  JSON.parse(fs.readFileSync(path.join(ROOT, "node_modules/lighthouse/package.json"), "utf8")).version;
+
+const WRK_SCRIPT = `
+done = function(summary, latency, requests)
+  local errors = summary.errors.connect + summary.errors.read + summary.errors.write + summary.errors.timeout
+  io.write(string.format("RESULT %d %d %d %.0f %.0f %.0f %.0f\\n", summary.requests, errors, summary.errors.status,
+    latency:percentile(50), latency:percentile(95), latency:percentile(99), latency.max))
+end
+`;
+
+function wrk(cookie, url, { connections, seconds, threads }) {
+  const script = path.join(work, "report.lua");
+  fs.writeFileSync(script, WRK_SCRIPT);
+  const out = execFileSync(
+    "wrk",
+    [
+      `-t${threads}`,
+      `-c${connections}`,
+      `-d${seconds}s`,
+      "--timeout",
+      "10s",
+      "-s",
+      script,
+      "-H",
+      `Cookie: ${cookie}`,
+      "-H",
+      "Accept-Encoding: gzip",
+      `${APP}${url}`,
+    ],
+    { encoding: "utf8" },
+  );
+  const [requests, errors, non2xx, p50, p95, p99, max] = /RESULT (.*)/.exec(out)[1].split(" ").map(Number);
+  return { requests, errors, non2xx, p50, p95, p99, max, rps: requests / seconds };
+}
+
+async function loadRun(cookie, routes) {
+  const settings = {
+    connections: Number(opts.connections),
+    seconds: Number(opts.seconds),
+    threads: Number(opts.threads),
+  };
+  console.log(
+    `\nwrk ${settings.connections} connections × ${settings.seconds} s per route, ${opts.recordings} recordings (${database ? "PostgreSQL" : "embedded PGlite"}):`,
+  );
+  console.log("route                              req/s     p50      p95      p99      max   errors  body");
+  const rssBefore = rssMiB(app.pid);
+  for (const [name, url] of routes) {
+    const head = await fetch(`${APP}${url}`, { headers: { cookie, "accept-encoding": "gzip" } });
+    const body = Buffer.from(await head.arrayBuffer());
+    if (!head.ok) throw new Error(`${name}: ${head.status}`);
+    wrk(cookie, url, { ...settings, seconds: 2 }); // warm-up, not counted
+    const r = wrk(cookie, url, settings);
+    console.log(
+      `${name.padEnd(32)} ${r.rps.toFixed(0).padStart(6)}  ${(r.p50 / 1000).toFixed(1).padStart(6)}ms ${(r.p95 / 1000).toFixed(1).padStart(6)}ms ${(r.p99 / 1000).toFixed(1).padStart(6)}ms ${(r.max / 1000).toFixed(0).padStart(6)}ms  ${String(r.errors + r.non2xx).padStart(5)}  ${(body.length / 1024).toFixed(0)} KiB ${r.p95 / 1000 <= 50 ? "" : "(p95 OVER 50 ms)"}`,
+    );
+  }
+  console.log(`app memory: ${rssBefore.toFixed(0)} MiB RSS before, ${rssMiB(app.pid).toFixed(0)} MiB after`);
+}
+
+async function createDatabase() {
+  if (!process.env.DATABASE_URL) return;
+  const name = `skribent_bench_${process.pid}`;
+  const admin = new pg.Client({ connectionString: process.env.DATABASE_URL });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const url = new URL(process.env.DATABASE_URL);
+  url.pathname = `/${name}`;
+  database = { name, url: url.toString() };
+}
+
+async function dropDatabase() {
+  if (!database) return;
+  const admin = new pg.Client({ connectionString: process.env.DATABASE_URL });
+  await admin.connect();
+  await admin.query(`drop database if exists ${database.name} with (force)`);
+  await admin.end();
+}
+
+try {
+  await createDatabase();
+  const engines = await startFakes();
+  await startApp(engines);
+  let cookie = await signIn(APP, ACCOUNT);
+  const lighthouseCount = Number(opts["lighthouse-recordings"]);
+  const first = await seed(cookie, opts.only === "load" ? Number(opts.recordings) : lighthouseCount);
+  await startApp(engines);
+  cookie = await signIn(APP, ACCOUNT);
+  const editor = `/arztbriefe/${first.letterKey.replace(/^arztbriefe\//, "")}`;
+  if (opts.only !== "load") {
+    await lighthouseRun(cookie, [
+      ["workspace", "/"],
+      ["letters list", "/arztbriefe"],
+      ["editor", editor],
+    ]);
+  }
+  if (opts.only !== "lighthouse") {
+    if (opts.only !== "load") {
+      await stopApp();
+      const db = await openDatabase({ dataDir, databaseUrl: database?.url });
+      await copyRecording(db, first.recordingKey, Number(opts.recordings) - lighthouseCount);
+      await db.close();
+      await startApp(engines);
+      cookie = await signIn(APP, ACCOUNT);
+    }
+    await loadRun(cookie, [
+      ["workspace /", "/"],
+      ["transcriptions /transcriptions", "/transcriptions"],
+      ["letters /arztbriefe", "/arztbriefe"],
+      ["GET /api/files", "/api/files"],
+      ["GET /api/arztbriefe", "/api/arztbriefe"],
+    ]);
+  }
+} catch (error) {
+  console.error(error);
+  process.exitCode = 1;
+} finally {
+  await stopApp();
+  for (const fake of fakes) await fake.close?.();
+  await dropDatabase().catch((error) => console.error(error));
+  fs.rmSync(work, { recursive: true, force: true });
+}
