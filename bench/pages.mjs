@@ -13,6 +13,7 @@
 //        npm run build && node bench/pages.mjs --recordings 1000 --connections 50 --seconds 15
 // Options: --only lighthouse|load  --lighthouse-recordings <n> (20)  --recordings <n> (1000)
 //          --connections <n> (50)  --seconds <per route> (15)  --threads <wrk threads> (2)
+//          --hold: after seeding, print the app's address and cookie and keep it running until Ctrl-C
 //          env DATABASE_URL: a PostgreSQL server to use instead of the embedded default (a fresh database
 //          is made on it and dropped)  BENCH_PORT (3470: app, +1 sign-in provider)
 import { execFileSync, spawn } from "node:child_process";
@@ -34,6 +35,7 @@ const { values: opts } = parseArgs({
     connections: { type: "string", default: "50" },
     seconds: { type: "string", default: "15" },
     threads: { type: "string", default: "2" },
+    hold: { type: "boolean", default: false },
   },
 });
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -259,7 +261,10 @@ try {
       await startApp(engines);
       cookie = await signIn(APP, ACCOUNT);
     }
-    await loadRun(cookie, [
+    if (opts.hold) {
+      console.log(`holding ${APP} with ${opts.recordings} recordings; Cookie: ${cookie}`);
+      await new Promise((resolve) => process.once("SIGINT", resolve));
+    } else await loadRun(cookie, [
       ["workspace /", "/"],
       ["transcriptions /transcriptions", "/transcriptions"],
       ["letters /arztbriefe", "/arztbriefe"],

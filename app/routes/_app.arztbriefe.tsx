@@ -18,6 +18,8 @@ import { meterCall } from "~/services/usage.server";
 import { setToast } from "~/services/toast.server";
 import { LetterStatusLabel, type LetterStatusView } from "./_app.arztbriefe.$/letter-status";
 import { deleteUrl, editorUrl, redoUrl } from "./_app.arztbriefe.$/paths";
+import { PaginationNav } from "~/components/ui/pagination-nav";
+import { paginate, withPage } from "~/services/pagination";
 
 // SPEC §2 "Arztbriefe section": the letters with their source recording, status and actions. The editor and
 // the redo dialog are nested routes rendered over this list (server-rendered modals); the delete confirmation
@@ -51,7 +53,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
   ]);
   // Numbered among all recordings, as on the Audio and Transcriptions pages.
   const numbers = recordingNumbers(recordings.map((r) => r.storage_key));
-  const rows: LetterRow[] = letters.map((l) => {
+  const all: LetterRow[] = letters.map((l) => {
     const jobRunning = l.job?.status === "queued" || l.job?.status === "running";
     const processing = l.status === "processing" || jobRunning;
     return {
@@ -66,14 +68,17 @@ export async function loader({ request }: LoaderFunctionArgs) {
       canRedo: Boolean(l.metadata.template_id) && !processing,
     };
   });
-  const deleteKey = new URL(request.url).searchParams.get("delete");
-  const confirmDelete = deleteKey ? rows.find((r) => r.key === deleteKey) : undefined;
+  const url = new URL(request.url);
+  const { rows, pagination } = paginate(all, url);
+  const deleteKey = url.searchParams.get("delete");
+  const confirmDelete = deleteKey ? all.find((r) => r.key === deleteKey) : undefined;
   if (deleteKey && !confirmDelete) throw new Response("Not found", { status: 404 });
   await audit({ userId: user.id, action: "letter.list", entityType: "letter", outcome: "success", request });
   return {
     title: `${t("arztbriefe.title")} · Skribent`,
     language,
     rows,
+    pagination,
     confirmDelete: confirmDelete ?? null,
   };
 }
@@ -101,7 +106,7 @@ export async function action({ request }: ActionFunctionArgs) {
   });
 }
 
-function Actions({ row }: { row: LetterRow }) {
+function Actions({ row, page }: { row: LetterRow; page: number }) {
   const { t } = useTranslation("letters");
   const disabled = `${quiet} cursor-not-allowed opacity-50`;
   return (
@@ -124,7 +129,7 @@ function Actions({ row }: { row: LetterRow }) {
           {t("list.delete")}
         </button>
       ) : (
-        <Link to={deleteUrl(row.key)} className={`${quiet} text-red-700`} data-action="delete">
+        <Link to={withPage(deleteUrl(row.key), page)} className={`${quiet} text-red-700`} data-action="delete">
           {t("list.delete")}
         </Link>
       )}
@@ -132,10 +137,10 @@ function Actions({ row }: { row: LetterRow }) {
   );
 }
 
-function DeleteDialog({ row, error }: { row: LetterRow; error: string | null }) {
+function DeleteDialog({ row, error, back }: { row: LetterRow; error: string | null; back: string }) {
   const { t } = useTranslation("letters");
   return (
-    <Modal title={t("list.deleteTitle", { name: row.name })} closeTo="/arztbriefe" closeLabel={t("list.cancel")}>
+    <Modal title={t("list.deleteTitle", { name: row.name })} closeTo={back} closeLabel={t("list.cancel")}>
       <div data-confirm-delete={row.key}>
         {error ? (
           <p role="alert" className="mb-3 rounded border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-800">
@@ -145,7 +150,7 @@ function DeleteDialog({ row, error }: { row: LetterRow; error: string | null }) 
         <p className="text-sm text-slate-700">{t("list.deleteBody", { count: row.versions })}</p>
         <p className="mt-2 text-sm text-slate-700">{t("list.deleteKeeps")}</p>
         <div className="mt-6 flex flex-wrap justify-end gap-2">
-          <Link to="/arztbriefe" className="rounded-md px-4 py-2 text-sm text-slate-700 hover:bg-slate-100">
+          <Link to={back} className="rounded-md px-4 py-2 text-sm text-slate-700 hover:bg-slate-100">
             {t("list.cancel")}
           </Link>
           <Form method="post" action="/arztbriefe">
@@ -167,7 +172,7 @@ function DeleteDialog({ row, error }: { row: LetterRow; error: string | null }) 
 }
 
 export default function ArztbriefeSection() {
-  const { rows, language, confirmDelete } = useLoaderData<typeof loader>();
+  const { rows, pagination, language, confirmDelete } = useLoaderData<typeof loader>();
   const actionData = useActionData<typeof action>();
   const outlet = useOutlet();
   const { t } = useTranslation("letters");
@@ -198,7 +203,7 @@ export default function ArztbriefeSection() {
           <p className="text-sm text-slate-500" aria-live="polite">
             {processing ? t("list.processing") : null}
           </p>
-          <Link to="/arztbriefe" className={quiet} data-action="refresh">
+          <Link to={withPage("/arztbriefe", pagination.page)} className={quiet} data-action="refresh">
             {t("list.refresh")}
           </Link>
         </div>
@@ -247,7 +252,7 @@ export default function ArztbriefeSection() {
                       <LetterStatusLabel view={r} />
                     </td>
                     <td className="px-4 py-3">
-                      <Actions row={r} />
+                      <Actions row={r} page={pagination.page} />
                     </td>
                   </tr>
                 ))}
@@ -267,15 +272,18 @@ export default function ArztbriefeSection() {
                     <LetterStatusLabel view={r} />
                   </div>
                   <div className="mt-3">
-                    <Actions row={r} />
+                    <Actions row={r} page={pagination.page} />
                   </div>
                 </li>
               ))}
             </ul>
           </>
         )}
+        <PaginationNav pagination={pagination} path="/arztbriefe" />
       </section>
-      {confirmDelete ? <DeleteDialog row={confirmDelete} error={error} /> : null}
+      {confirmDelete ? (
+        <DeleteDialog row={confirmDelete} error={error} back={withPage("/arztbriefe", pagination.page)} />
+      ) : null}
       <Outlet />
     </>
   );

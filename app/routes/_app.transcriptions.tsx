@@ -19,6 +19,8 @@ import {
   letterStatusOf,
 } from "./_app.arztbriefe.$/letter-state.server";
 import { editorUrl } from "./_app.arztbriefe.$/paths";
+import { PaginationNav } from "~/components/ui/pagination-nav";
+import { paginate, withPage } from "~/services/pagination";
 
 // SPEC §2 "Transcriptions section": recordings with a completed transcript, their letter status (SPEC §4) and
 // "Create letter". The viewer is the nested route below (a server-rendered modal). While a letter is being
@@ -40,13 +42,14 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const user = await requireUser(request);
   const language = await getLanguage(request);
   const t = await getFixedTFor(language, ["common", "recordings"]);
-  const [rows, all] = await Promise.all([
+  const [transcribed, all] = await Promise.all([
     listTranscribedRecordings({ ownerId: user.id }),
     listReadyRecordings({ ownerId: user.id }),
   ]);
   // Numbered among all recordings, as on the Audio page.
   const numbers = recordingNumbers(all.map((r) => r.storage_key));
   const recordings = new Map(all.map((r) => [r.storage_key, r]));
+  const { rows, pagination } = paginate(transcribed, new URL(request.url));
   const failures = await letterFailures(
     user.id,
     rows.flatMap((r) => recordings.get(r.source_key) ?? []),
@@ -55,6 +58,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
   return {
     title: `${t("transcriptions.title")} · Skribent`,
     language,
+    pagination,
     rows: rows.map((r) => {
       const recording = recordings.get(r.source_key);
       const letter = letterStatusOf(
@@ -84,7 +88,7 @@ export async function action({ request }: ActionFunctionArgs) {
 }
 
 export default function TranscriptionsSection() {
-  const { rows, language } = useLoaderData<typeof loader>();
+  const { rows, pagination, language } = useLoaderData<typeof loader>();
   const outlet = useOutlet();
   const { t } = useTranslation("transcriptions");
   const processing = rows.some((r) => r.letter.processing);
@@ -92,7 +96,7 @@ export default function TranscriptionsSection() {
     <>
       <SectionHeader title={t("common:transcriptions.title")} intro={t("common:transcriptions.intro")} />
       <div className="mb-3 flex justify-end">
-        <Link to="/transcriptions" className={quiet} data-action="refresh">
+        <Link to={withPage("/transcriptions", pagination.page)} className={quiet} data-action="refresh">
           {t("list.refresh")}
         </Link>
       </div>
@@ -151,6 +155,7 @@ export default function TranscriptionsSection() {
             </div>,
           ])}
         />
+        <PaginationNav pagination={pagination} path="/transcriptions" />
       </div>
       <Outlet />
     </>

@@ -2,6 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { test as base, expect, type Page } from "@playwright/test";
 import pg from "pg";
+import { storageProblems } from "../support/browser-storage";
 
 export const dataDir = path.resolve(`./data/e2e-${process.env.E2E_PORT ?? 3100}`);
 
@@ -46,7 +47,7 @@ export async function expectWorkspace(page: Page, heading: RegExp | string) {
  * The tests' `test`: like Playwright's, and any console error or uncaught
  * exception in the page (a CSP violation, a hydration mismatch) fails the test.
  */
-export const test = base.extend<{ consoleGuard: void; expectedConsoleErrors: RegExp[] }>({
+export const test = base.extend<{ consoleGuard: void; storageGuard: void; expectedConsoleErrors: RegExp[] }>({
   // Browser reports a test provokes on purpose (a network failure it stages), set with test.use().
   expectedConsoleErrors: [[], { option: true }],
   consoleGuard: [
@@ -60,6 +61,25 @@ export const test = base.extend<{ consoleGuard: void; expectedConsoleErrors: Reg
       page.on("pageerror", (error) => problems.push(error.message));
       await use();
       expect(problems, "console errors in the page").toEqual([]);
+    },
+    { auto: true },
+  ],
+  // After every test, whatever it did: the browser's storage holds only what ALLOWED_STORAGE names.
+  storageGuard: [
+    async ({ context }, use) => {
+      await use();
+      const problems: string[] = [];
+      for (const open of context.pages()) {
+        if (open.isClosed() || !/^https?:/.test(open.url())) continue;
+        const stored = await open
+          .evaluate(() => ({
+            local: Object.entries(localStorage),
+            session: Object.entries(sessionStorage),
+          }))
+          .catch(() => null); // a page navigating away at the very end has nothing to read
+        if (stored) problems.push(...storageProblems(stored).map((p) => `${new URL(open.url()).host}: ${p}`));
+      }
+      expect(problems, "browser storage").toEqual([]);
     },
     { auto: true },
   ],

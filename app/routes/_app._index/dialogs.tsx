@@ -6,10 +6,19 @@ import { Modal } from "~/components/ui/modal";
 import { MAX_TAGS, TAG_MAX } from "~/models/recording-rules";
 import { button, quiet, type RecordingView } from "./shared";
 
-export function PlayerDialog({ recording, playbackUrl }: { recording: RecordingView; playbackUrl: string }) {
+/** `back`: the list page the dialog was opened over (its close link returns there). */
+export function PlayerDialog({
+  recording,
+  playbackUrl,
+  back,
+}: {
+  recording: RecordingView;
+  playbackUrl: string;
+  back: string;
+}) {
   const { t } = useTranslation("recordings");
   return (
-    <Modal title={t("audio.playerTitle", { name: recording.name })} closeTo="/" closeLabel={t("audio.close")}>
+    <Modal title={t("audio.playerTitle", { name: recording.name })} closeTo={back} closeLabel={t("audio.close")}>
       <AudioPlayer
         src={playbackUrl}
         fallback={
@@ -23,10 +32,18 @@ export function PlayerDialog({ recording, playbackUrl }: { recording: RecordingV
   );
 }
 
-export function EditDialog({ recording, error }: { recording: RecordingView; error: string | null }) {
+export function EditDialog({
+  recording,
+  error,
+  back,
+}: {
+  recording: RecordingView;
+  error: string | null;
+  back: string;
+}) {
   const { t } = useTranslation("recordings");
   return (
-    <Modal title={t("audio.editTitle", { name: recording.name })} closeTo="/" closeLabel={t("audio.close")}>
+    <Modal title={t("audio.editTitle", { name: recording.name })} closeTo={back} closeLabel={t("audio.close")}>
       {error ? (
         <p role="alert" className="mb-3 rounded border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-800">
           {error}
@@ -96,14 +113,14 @@ export function EditDialog({ recording, error }: { recording: RecordingView; err
   );
 }
 
-export function DeleteDialog({ recording }: { recording: RecordingView }) {
+export function DeleteDialog({ recording, back }: { recording: RecordingView; back: string }) {
   const { t } = useTranslation("recordings");
   return (
-    <Modal title={t("audio.deleteTitle", { name: recording.name })} closeTo="/" closeLabel={t("audio.cancel")}>
+    <Modal title={t("audio.deleteTitle", { name: recording.name })} closeTo={back} closeLabel={t("audio.cancel")}>
       <p className="text-sm text-slate-700">{t("audio.deleteBody")}</p>
       {recording.canReset ? <p className="mt-2 text-sm text-slate-700">{t("audio.resetBody")}</p> : null}
       <div className="mt-6 flex flex-wrap justify-end gap-2">
-        <Link to="/" className="rounded-md px-4 py-2 text-sm text-slate-700 hover:bg-slate-100">
+        <Link to={back} className="rounded-md px-4 py-2 text-sm text-slate-700 hover:bg-slate-100">
           {t("audio.cancel")}
         </Link>
         {recording.canReset ? (

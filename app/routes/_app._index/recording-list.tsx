@@ -1,9 +1,11 @@
 import { Form, Link } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { formatDateTime, type Language } from "~/i18n";
+import { PaginationNav } from "~/components/ui/pagination-nav";
+import { withPage, type Pagination } from "~/services/pagination";
 import { quiet, type RecordingView } from "./shared";
 
-function Actions({ recording }: { recording: RecordingView }) {
+function Actions({ recording, page }: { recording: RecordingView; page: number }) {
   const { t } = useTranslation("recordings");
   const q = encodeURIComponent(recording.key);
   return (
@@ -26,14 +28,14 @@ function Actions({ recording }: { recording: RecordingView }) {
           {t("audio.audioDeleted")}
         </span>
       ) : (
-        <Link to={`/?play=${q}`} className={`${quiet} hidden md:inline-block`} data-action="play">
+        <Link to={withPage(`/?play=${q}`, page)} className={`${quiet} hidden md:inline-block`} data-action="play">
           {t("audio.play")}
         </Link>
       )}
-      <Link to={`/?edit=${q}`} className={quiet} data-action="edit">
+      <Link to={withPage(`/?edit=${q}`, page)} className={quiet} data-action="edit">
         {t("audio.edit")}
       </Link>
-      <Link to={`/?delete=${q}`} className={`${quiet} text-red-700`} data-action="delete">
+      <Link to={withPage(`/?delete=${q}`, page)} className={`${quiet} text-red-700`} data-action="delete">
         {t("audio.delete")}
       </Link>
     </div>
@@ -41,7 +43,15 @@ function Actions({ recording }: { recording: RecordingView }) {
 }
 
 /** SPEC §2 recordings list: table on desktop, cards on the phone. */
-export function RecordingList({ recordings, language }: { recordings: RecordingView[]; language: Language }) {
+export function RecordingList({
+  recordings,
+  pagination,
+  language,
+}: {
+  recordings: RecordingView[];
+  pagination: Pagination;
+  language: Language;
+}) {
   const { t } = useTranslation("recordings");
   const processing = recordings.some((r) => r.status === "processing");
   return (
@@ -57,7 +67,7 @@ export function RecordingList({ recordings, language }: { recordings: RecordingV
         <h2 id="recordings-title" className="text-lg font-medium">
           {t("common:audio.listTitle")}
         </h2>
-        <Link to="/" className={quiet} data-action="refresh">
+        <Link to={withPage("/", pagination.page)} className={quiet} data-action="refresh">
           {t("audio.refresh")}
         </Link>
       </div>
@@ -94,7 +104,7 @@ export function RecordingList({ recordings, language }: { recordings: RecordingV
                     <Status recording={r} />
                   </td>
                   <td className="px-4 py-3">
-                    <Actions recording={r} />
+                    <Actions recording={r} page={pagination.page} />
                   </td>
                 </tr>
               ))}
@@ -108,13 +118,14 @@ export function RecordingList({ recordings, language }: { recordings: RecordingV
                 <Status recording={r} />
                 <Tags tags={r.tags} />
                 <div className="mt-3">
-                  <Actions recording={r} />
+                  <Actions recording={r} page={pagination.page} />
                 </div>
               </li>
             ))}
           </ul>
         </>
       )}
+      <PaginationNav pagination={pagination} path="/" />
     </section>
   );
 }

@@ -9,6 +9,7 @@ import { findRecordingByKey, listReadyRecordings } from "~/models/recording.serv
 import { listFailedJobReasons } from "~/models/transcription.server";
 import { recordingNumbers } from "~/models/recording-number";
 import { audit } from "~/services/audit.server";
+import { paginate, withPage } from "~/services/pagination";
 import { getConfig } from "~/services/config.server";
 import { DomainError } from "~/services/domain-error.server";
 import { getFixedTFor, getLanguage } from "~/services/i18n.server";
@@ -84,6 +85,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
         ? r.medical_letter_status
         : null,
   }));
+  const { rows: shown, pagination } = paginate(recordings, url);
   const dialogKey = url.searchParams.get("play") ?? url.searchParams.get("edit") ?? url.searchParams.get("delete");
   const selected = dialogKey ? recordings.find((r) => r.key === dialogKey) : undefined;
   if (dialogKey && !selected) throw new Response("Not found", { status: 404 });
@@ -113,7 +115,8 @@ export async function loader({ request }: LoaderFunctionArgs) {
     resume,
     liveMode: getConfig().speech.live.mode,
     patientRecords: !getConfig().flags.disableMfiles,
-    recordings,
+    recordings: shown,
+    pagination,
     selected: selected ?? null,
     dialog,
     templates: {
@@ -185,6 +188,7 @@ export default function AudioSection() {
   const { t } = useTranslation("recordings");
   const error = actionData && "error" in actionData ? actionData.error : null;
   const editError = actionData && "dialog" in actionData ? error : null;
+  const back = withPage("/", data.pagination.page);
   return (
     <>
       <SectionHeader title={t("common:audio.title")} intro={t("common:audio.intro")} />
@@ -203,14 +207,14 @@ export default function AudioSection() {
         resume={data.resume}
         liveMode={data.liveMode}
       />
-      <RecordingList recordings={data.recordings} language={data.language} />
+      <RecordingList recordings={data.recordings} pagination={data.pagination} language={data.language} />
       {data.selected && data.dialog?.kind === "play" ? (
-        <PlayerDialog recording={data.selected} playbackUrl={data.dialog.playbackUrl} />
+        <PlayerDialog recording={data.selected} playbackUrl={data.dialog.playbackUrl} back={back} />
       ) : null}
       {data.selected && data.dialog?.kind === "edit" ? (
-        <EditDialog recording={data.selected} error={editError} />
+        <EditDialog recording={data.selected} error={editError} back={back} />
       ) : null}
-      {data.selected && data.dialog?.kind === "delete" ? <DeleteDialog recording={data.selected} /> : null}
+      {data.selected && data.dialog?.kind === "delete" ? <DeleteDialog recording={data.selected} back={back} /> : null}
     </>
   );
 }
