@@ -9,7 +9,8 @@ import { isLanguage, fallbackLanguage } from "~/i18n";
 import { boot } from "~/services/boot.server";
 import { getConfig } from "~/services/config.server";
 import { createI18n, remixI18next } from "~/services/i18n.server";
-import { applySecurityHeaders, createNonce } from "~/services/security.server";
+import { audit } from "~/services/audit.server";
+import { applySecurityHeaders, createNonce, isCrossSiteWrite } from "~/services/security.server";
 
 // Boot before the first request: an invalid configuration stops the process
 // with a readable list of problems (STYLE.md §10).
@@ -18,6 +19,27 @@ if (process.env.SKRIBENT_SKIP_BOOT !== "1") await boot();
 // The custom server (server.mjs, ADR 0013) hands WebSocket upgrades of /live/ws to this, inside the build,
 // so the live door shares the app's configuration, database and sessions.
 export { handleLiveUpgrade } from "~/services/live/transport-ws.server";
+
+/**
+ * server.mjs asks this before Remix routes a request, for pages, resource routes and the JSON API alike:
+ * - a state-changing request from another site gets 403 (audited). Without this, Remix's own origin check meets a
+ *   cross-site post to a page first and answers an empty 500, logged as an error. A call with an Authorization
+ *   header carries no ambient credential of a browser: the API checks its token as before.
+ * - a URL with a NUL character (%00) gets 400: no stored id or key can hold one (PostgreSQL text cannot), and
+ *   looking one up would fail in the database with a 500.
+ */
+export async function refuseBeforeRouting(request: Request): Promise<Response | null> {
+  const { appUrl } = getConfig();
+  const url = new URL(request.url);
+  const refuse = (status: number, text: string) => {
+    const headers = new Headers({ "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store" });
+    return new Response(text, { status, headers: applySecurityHeaders(headers, { appUrl }) });
+  };
+  if (/%00/.test(`${url.pathname}${url.search}`)) return refuse(400, "Bad request");
+  if (request.headers.has("Authorization") || !isCrossSiteWrite(request, appUrl)) return null;
+  await audit({ userId: null, action: "csrf.rejected", outcome: "denied", request });
+  return refuse(403, "Cross-site request refused");
+}
 
 const ABORT_DELAY = 5_000;
 
