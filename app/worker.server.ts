@@ -1,6 +1,7 @@
 import { ConfigError, getConfig } from "./services/config.server";
 import { migrateToLatest, openDatabase, setDatabase } from "./services/db.server";
-import { startJobs } from "./services/jobs.server";
+import { setJobs, startJobs } from "./services/jobs.server";
+import { createStorage, setStorage } from "./services/storage.server";
 import { settleMetering } from "./services/usage.server";
 
 // `npm run worker`: the job worker as its own process, for scaling out. The
@@ -17,7 +18,11 @@ async function main() {
   const database = await openDatabase({ kind: "postgres", url: config.databaseUrl });
   setDatabase(database);
   await migrateToLatest(database.db);
+  // What boot() sets up for a web process, less the HTTP side: the jobs read and write objects (audio for the
+  // engines, transcripts, letters), and queue further jobs (a letter once its transcript is done, a retry).
+  setStorage(createStorage(config.storage));
   const jobs = await startJobs({ pool: database.pool, work: true });
+  setJobs(jobs);
   console.log("[worker] started");
   for (const signal of ["SIGTERM", "SIGINT"] as const) {
     process.once(signal, async () => {

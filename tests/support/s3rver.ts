@@ -227,10 +227,11 @@ function proxy(req: http.IncomingMessage, res: http.ServerResponse, upstreamPort
   });
 }
 
-export async function startS3rver(bucket = "skribent-test") {
+/** `ports`: fixed ports for the endpoint and the s3rver behind it (scripts/scale-out.mjs); any free ones by default. */
+export async function startS3rver(bucket = "skribent-test", ports: { port?: number; s3rverPort?: number } = {}) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "skribent-s3rver-"));
   const server = new S3rver({
-    port: 0,
+    port: ports.s3rverPort ?? 0,
     address: "127.0.0.1",
     silent: true,
     directory: dir,
@@ -265,7 +266,7 @@ export async function startS3rver(bucket = "skribent-test") {
   });
   await new Promise<void>((resolve, reject) => {
     front.once("error", reject);
-    front.listen(0, "127.0.0.1", () => {
+    front.listen(ports.port ?? 0, "127.0.0.1", () => {
       front.off("error", reject);
       resolve();
     });
