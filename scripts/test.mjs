@@ -33,6 +33,7 @@ const debianPackages = [
   ["/usr/bin/ffprobe", "ffmpeg"],
   ["/usr/bin/espeak-ng", "espeak-ng"],
   ["/usr/bin/sox", "sox"],
+  ["/usr/sbin/nginx", "nginx"],
 ];
 
 function ensureDebianPackages() {
@@ -113,6 +114,23 @@ if (process.env.SKIP_E2E === "1") {
     for (const suite of report.suites ?? []) walk(suite, []);
   } else if (status !== 0) totals.failed += 1;
   if (status !== 0) failures.push("playwright");
+}
+
+// The scale-out proof (README "Production topology"): two instances and a worker behind nginx on the PostgreSQL
+// the suite was given, with the build the end-to-end tests made. It prints its own steps and ends 0 when proven.
+if (process.env.TEST_DATABASE_URL && process.env.SKIP_E2E !== "1") {
+  const database = new URL(process.env.TEST_DATABASE_URL);
+  const status = run("scale-out proof (nginx, two instances, a worker)", "node", ["scripts/scale-out.mjs"], {
+    PGHOST: database.hostname,
+    PGPORT: database.port || "5432",
+    PGUSER: decodeURIComponent(database.username || "postgres"),
+  });
+  if (status === 0) totals.passed += 1;
+  else {
+    totals.failed += 1;
+    failures.push("scale-out");
+    failedTests.push("scale-out proof: scripts/scale-out.mjs (its output above says which step)");
+  }
 }
 
 /** Keeps the collected logs in one file and scans it: a line with a secret or content fails the run. */

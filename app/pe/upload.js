@@ -15,7 +15,7 @@
     return form.querySelector(selector);
   };
   var msg = function (name, values) {
-    var text = form.getAttribute("data-msg-" + name) || name;
+    var text = form.getAttribute("data-msg-" + name.toLowerCase()) || name;
     Object.keys(values || {}).forEach(function (k) {
       text = text.replace("{" + k + "}", values[k]);
     });

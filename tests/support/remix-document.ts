@@ -76,29 +76,7 @@ export async function serve(request: Request): Promise<Response> {
   const { entry, remix } = await handler;
   const refusal = await entry.refuseBeforeRouting(request);
   if (refusal) return refusal;
-  const forward = console.error;
-  console.error = (...args: unknown[]) => {
-    if (!isUploadPanelAttributeWarning(args)) forward(...args);
-  };
-  try {
-    return await remix(request);
-  } finally {
-    console.error = forward;
-  }
-}
-
-/**
- * React's development-only warning about the upload form's camel-cased data-msg-* attributes (upload-panel.tsx,
- * another team's code): harmless in production, where React writes them as given and HTML reads them lower-cased.
- * Only this warning is let through; every other console.error still fails the test.
- */
-function isUploadPanelAttributeWarning(args: unknown[]) {
-  return (
-    typeof args[0] === "string" &&
-    args[0].startsWith("Warning: React does not recognize the `%s` prop") &&
-    typeof args[1] === "string" &&
-    args[1].startsWith("data-msg-")
-  );
+  return remix(request);
 }
 
 /**

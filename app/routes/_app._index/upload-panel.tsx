@@ -70,7 +70,7 @@ export function UploadPanel({
                   "paused",
                   "dismiss",
                 ] as const
-              ).map((name) => [`data-msg-${name}`, t(`upload.${name}`)]),
+              ).map((name) => [`data-msg-${name.toLowerCase()}`, t(`upload.${name}`)]),
             )}
             data-msg-system={t("audio.systemTemplates")}
             data-msg-custom={t("audio.customTemplates")}
