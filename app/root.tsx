@@ -91,7 +91,9 @@ export function ErrorBoundary() {
         ? [t("errors.forbiddenTitle"), t("errors.forbidden")]
         : status === 429
           ? [t("errors.tooManyTitle"), t("errors.tooMany")]
-          : [t("errors.unexpectedTitle"), t("errors.unexpected")];
+          : status === 503
+            ? [t("errors.unavailableTitle"), t("errors.unavailable")]
+            : [t("errors.unexpectedTitle"), t("errors.unexpected")];
   return (
     <Document language={data?.language ?? fallbackLanguage}>
       <main className="mx-auto max-w-xl px-6 py-24 text-center">

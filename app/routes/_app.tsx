@@ -9,17 +9,19 @@ import { getConfig } from "~/services/config.server";
 import { getLanguage } from "~/services/i18n.server";
 import { requireUser } from "~/services/session.server";
 import { readToast } from "~/services/toast.server";
+import { rethrowAsUnavailable } from "~/services/unavailable.server";
 
 // The signed-in workspace shell of SPEC §2 "Navigation and shell".
 export const handle: RouteHandle = { i18n: ["common"], scripts: ["shell"] };
 
 export async function loader({ request }: LoaderFunctionArgs) {
   const user = await requireUser(request);
+  // The shell's error decides the page's (it is the first loader): a database gone mid-request is a 503 too.
   const [counts, language, { toast, setCookie }] = await Promise.all([
     getSectionCounts({ ownerId: user.id }),
     getLanguage(request),
     readToast(request),
-  ]);
+  ]).catch(rethrowAsUnavailable);
   return json(
     {
       user: { name: user.name, email: user.email },

@@ -7,6 +7,7 @@ import { DomainError, statusFor } from "./domain-error.server";
 import { getFixedTFor } from "./i18n.server";
 import { applySecurityHeaders } from "./security.server";
 import { requireUser, type SessionUser } from "./session.server";
+import { isServiceUnavailable, RETRY_AFTER_SECONDS } from "./unavailable.server";
 import { endpointOfPath, meterCall } from "./usage.server";
 
 // The JSON door of SPEC §7 (ARCHITECTURE.md "The JSON API contract"): a bearer
@@ -31,6 +32,13 @@ export function apiJson<T>(data: T, init: ResponseInit = {}) {
 
 export function apiErrorResponse(status: number, detail: string, headers?: HeadersInit) {
   return apiJson({ detail }, { status, headers });
+}
+
+/** The database or object storage is down: the call changed nothing and can be repeated. */
+export class ServiceUnavailableError extends ApiError {
+  constructor() {
+    super(503, "Service temporarily unavailable. Please try again.");
+  }
 }
 
 /** The caller of a JSON call; once known, the call is metered (one usage row, not waited for). */
@@ -79,6 +87,8 @@ async function identifyApiUser(request: Request): Promise<SessionUser & { via: "
     return { ...user, via: "session" };
   } catch (thrown) {
     if (thrown instanceof Response && thrown.status === 403) throw new ApiError(403, "Forbidden");
+    // The database is down: the session may be perfectly valid, so never a 401 that sends the client to sign in.
+    if (thrown instanceof Response && thrown.status === 503) throw new ServiceUnavailableError();
     throw new ApiError(401, "Unauthorized");
   }
 }
@@ -111,12 +121,21 @@ export function apiPost(
   });
 }
 
-/** Wraps an API loader/action: maps ApiError and unexpected failures to JSON. */
+function unavailable(error: unknown) {
+  console.warn("[api] a service is unavailable:", error instanceof Error ? error.message : error);
+  return new ServiceUnavailableError();
+}
+
+/** Wraps an API loader/action: maps ApiError, services that are down and unexpected failures to JSON. */
 export function apiRoute<A extends { request: Request }>(handler: (args: A) => Promise<Response>) {
   return async (args: A) => {
     try {
       return await handler(args);
-    } catch (error) {
+    } catch (thrown) {
+      const error = isServiceUnavailable(thrown) ? unavailable(thrown) : thrown;
+      if (error instanceof ServiceUnavailableError) {
+        return apiErrorResponse(503, error.detail, { "Retry-After": String(RETRY_AFTER_SECONDS) });
+      }
       if (error instanceof ApiError) return apiErrorResponse(error.status, error.detail);
       if (error instanceof DomainError) {
         // The JSON API speaks the SPEC's English messages.

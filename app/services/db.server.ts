@@ -33,7 +33,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
       max: options.poolSize ?? 10,
       connectionTimeoutMillis: 10_000,
     });
-    pool.on("error", (error) => console.warn("[db] idle client error:", error.message));
+    watchConnections(pool);
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     return {
       kind: "postgres",
@@ -72,7 +72,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     max: 1,
     connectionTimeoutMillis: 30_000,
   });
-  pool.on("error", (error) => console.warn("[db] idle client error:", error.message));
+  watchConnections(pool);
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   let closed = false;
   return {
@@ -89,6 +89,39 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
       await pglite.close();
     },
   };
+}
+
+/**
+ * A connection that breaks while it is checked out — between the statements of a transaction — emits "error" on
+ * its client, and pg-pool listens there only while the client is idle: unheard, that error would end the process.
+ * The statement in flight fails by itself, and the pool drops the broken client when it is handed back.
+ */
+function watchConnections(pool: pg.Pool) {
+  pool.on("error", (error) => console.warn("[db] idle client error:", error.message));
+  pool.on("connect", (client) => {
+    client.on("error", (error) => console.warn("[db] connection lost:", error.message));
+    withoutNulParameters(client);
+  });
+}
+
+/**
+ * PostgreSQL text (and jsonb) cannot hold U+0000, so a NUL typed or pasted into any field (a template name, a chat
+ * question, a key in a JSON body) made the statement fail and the request answer 500. No clinical text means
+ * anything by a NUL: every statement's parameters lose theirs, raw or JSON-escaped inside a JSON value, so a write
+ * stores the rest and a lookup finds nothing (404).
+ */
+export function stripNul(value: unknown): unknown {
+  if (typeof value !== "string") return value;
+  let text = value.includes("\0") ? value.replaceAll("\0", "") : value;
+  // In JSON text an escape is a backslash with an even number of backslashes before it: `\\u0000` stays.
+  if (text.includes("\\u0000") && /^[[{"]/.test(text)) text = text.replace(/(?<!\\)((?:\\\\)*)\\u0000/g, "$1");
+  return text;
+}
+
+function withoutNulParameters(client: pg.PoolClient) {
+  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+  (client as { query: unknown }).query = (config: unknown, values?: unknown, ...rest: unknown[]) =>
+    Array.isArray(values) ? query(config, values.map(stripNul), ...rest) : query(config, values, ...rest);
 }
 
 /** pg finds a server socket as `<dir>/.s.PGSQL.<port>`. */

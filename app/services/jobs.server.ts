@@ -1,3 +1,4 @@
+import { createRequire } from "node:module";
 import PgBoss from "pg-boss";
 import type pg from "pg";
 import { deleteExpiredSessions } from "~/models/session.server";
@@ -24,10 +25,36 @@ export const queues = {
 
 export type JobsHandle = { boss: PgBoss; stop(): Promise<void> };
 
+const SCHEMA = "pgboss";
+
+/**
+ * pg-boss 10 marks a delivery completed or failed without awaiting it (timgit/pg-boss#577): with the database
+ * gone at that moment the rejection would be unhandled and end the process — the web process too, where the
+ * worker runs in-process. A lost settlement is harmless here: the job rows are the truth (the sweep re-sends a
+ * lost wake-up), and pg-boss expires the delivery later. So those two statements report their failure instead.
+ */
+function settlementStatements() {
+  const plans = createRequire(import.meta.url)("pg-boss/src/plans.js") as Record<string, (schema: string) => string>;
+  return new Set([plans.completeJobs(SCHEMA), plans.failJobsById(SCHEMA)]);
+}
+
+function queueDatabase(pool: pg.Pool) {
+  const settlements = settlementStatements();
+  return {
+    async executeSql(text: string, values?: unknown[]) {
+      if (!settlements.has(text)) return pool.query(text, values);
+      return pool.query(text, values).catch((error: Error) => {
+        console.warn("[jobs] a delivery could not be settled:", error.message);
+        return { rows: [{ count: "0" }] };
+      });
+    },
+  };
+}
+
 export async function startJobs(options: { pool: pg.Pool; work: boolean; schedule?: boolean }) {
   const boss = new PgBoss({
-    db: { executeSql: (text, values) => options.pool.query(text, values) },
-    schema: "pgboss",
+    db: queueDatabase(options.pool),
+    schema: SCHEMA,
     // Maintenance and cron only where the worker runs; a pure web instance just sends.
     supervise: options.work,
     schedule: options.work && options.schedule !== false,

@@ -19,9 +19,18 @@ import { removeTranscription, stopTranscription } from "./transcription.server";
 // Removing recordings: delete (everything goes), reset (transcript and letters go, the audio stays) and
 // the daily sweep of uploads never finished. Nothing is left orphaned in the database or in storage.
 
+/**
+ * Delete and reset stop the recording's jobs before they remove its objects. Storage is asked first, so that with
+ * it down they stop before anything changed — not with the jobs gone and the recording "processing" for ever.
+ */
+async function storageAnswers(key: string) {
+  await getStorage().head(key);
+}
+
 /** Delete: the audio, its transcript, its letters and its context; nothing orphaned. */
 export async function deleteAll(args: { userId: string; key: unknown }) {
   const found = await requireRecording(args.userId, args.key);
+  await storageAnswers(found.storage_key);
   await stopTranscription({ userId: args.userId, recordingId: found.id });
   await stopLetterJob({ userId: args.userId, recordingId: found.id });
   // Read again after the stop: a run that finished just before it left its transcript key here.
@@ -44,6 +53,7 @@ export async function deleteAll(args: { userId: string; key: unknown }) {
 export async function forceCleanup(args: { userId: string; key: unknown }) {
   // Starting over needs the audio to transcribe again: refused once the retention sweep deleted it.
   const recording = await requireAudio(args.userId, args.key);
+  await storageAnswers(recording.storage_key);
   await stopLetterJob({ userId: args.userId, recordingId: recording.id });
   const medicalLettersDeleted = await deleteLettersOfRecording({ ownerId: args.userId, recordingId: recording.id });
   const transcriptDeleted = await removeTranscription({ userId: args.userId, recordingId: recording.id });

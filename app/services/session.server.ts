@@ -5,6 +5,7 @@ import { audit } from "./audit.server";
 import { getConfig } from "./config.server";
 import { keepPendingPost } from "./pending-post.server";
 import { isCrossSiteWrite } from "./security.server";
+import { rethrowAsUnavailable } from "./unavailable.server";
 
 // Sessions are database rows; the cookie holds only a random id (STYLE.md §11,
 // ADR 0003). The table stores a hash of the id. Idle and absolute limits come
@@ -55,7 +56,9 @@ export function readSession(request: Request, now?: Date): Promise<SessionState>
   if (now) return lookUpSession(request, now);
   let state = perRequest.get(request);
   if (!state) {
-    state = lookUpSession(request, new Date());
+    // Every signed-in request reads its session first: with the database down that is where it stops, as a 503
+    // (the error page's "temporarily unavailable"), not as an unexpected error or a sign-in page.
+    state = lookUpSession(request, new Date()).catch(rethrowAsUnavailable);
     perRequest.set(request, state);
   }
   return state;
