@@ -10,9 +10,20 @@ export const ADDITIONAL_CONTEXT_WARN_ABOVE = 9_000;
 
 export type RuleResult<T> = { ok: true; value: T } | { ok: false; message: string };
 
-/** Reading A: non-empty after trimming, at most 100 characters. */
+// Bidi controls (embeddings, overrides, isolates, marks) turn "Befund\u202Efdp.exe" into "Befundexe.pdf" on
+// screen; names and tags are shown as plain text, so they never need them.
+// eslint-disable-next-line no-control-regex -- stripping control characters is the point
+const CONTROLS = /[\u0000-\u001f\u007f]+/g;
+const BIDI_CONTROLS = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+/** One line of plain text: control characters become a space (the database cannot hold NUL), bidi controls go. */
+function plainText(value: string) {
+  return value.replace(CONTROLS, " ").replace(BIDI_CONTROLS, "");
+}
+
+/** Reading A: non-empty after trimming, at most 100 characters (control and bidi characters are not text). */
 export function checkDisplayName(value: unknown): RuleResult<string> {
-  const text = typeof value === "string" ? value.trim() : "";
+  const text = typeof value === "string" ? plainText(value).trim() : "";
   if (!text) return { ok: false, message: "recordings:errors.textEmpty" };
   if (text.length > DISPLAY_NAME_MAX) return { ok: false, message: "recordings:errors.textTooLong" };
   return { ok: true, value: text };
@@ -37,7 +48,7 @@ export function normaliseTags(input: unknown): RuleResult<string[]> {
   const tags: string[] = [];
   for (const entry of list) {
     if (typeof entry !== "string") continue;
-    const tag = entry.trim();
+    const tag = plainText(entry).trim();
     if (!tag || tag.length > TAG_MAX) continue;
     const key = tag.toLocaleLowerCase("de");
     if (seen.has(key)) continue;
@@ -50,7 +61,7 @@ export function normaliseTags(input: unknown): RuleResult<string[]> {
 
 /** Reading C: one tag added in the widget, against the file's current tags. */
 export function checkNewTag(value: unknown, current: string[]): RuleResult<string> {
-  const tag = typeof value === "string" ? value.trim() : "";
+  const tag = typeof value === "string" ? plainText(value).trim() : "";
   if (!tag) return { ok: false, message: "recordings:errors.tagRequired" };
   if (tag.length > TAG_MAX) return { ok: false, message: "recordings:errors.tagTooLong" };
   if (current.some((t) => t.toLocaleLowerCase("de") === tag.toLocaleLowerCase("de")))
@@ -59,14 +70,10 @@ export function checkNewTag(value: unknown, current: string[]): RuleResult<strin
   return { ok: true, value: tag };
 }
 
-/** The client's file name is only a display name: no path, no control characters, bounded. */
+/** The client's file name is only a display name: no path, no control or bidi characters, bounded. */
 export function sanitiseFileName(name: unknown) {
   const base = typeof name === "string" ? (name.split(/[\\/]/).pop() ?? "") : "";
-  const clean = base
-    // eslint-disable-next-line no-control-regex
-    .replace(/[\u0000-\u001f\u007f]/g, "")
-    .trim()
-    .slice(0, DISPLAY_NAME_MAX);
+  const clean = base.replace(CONTROLS, "").replace(BIDI_CONTROLS, "").trim().slice(0, DISPLAY_NAME_MAX);
   return clean || "audio";
 }
 

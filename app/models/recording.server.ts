@@ -18,6 +18,7 @@ const fileColumns = [
   "declared_type",
   "size_bytes",
   "duration_seconds",
+  "audio_format",
   "created_at",
   "multipart_upload_id",
   "multipart_part_size",

@@ -1,7 +1,7 @@
 import { deleteContextUploads, findContextUploads, insertContextUpload } from "~/models/context-upload.server";
 import { getConfig } from "./config.server";
 import { DomainError } from "./domain-error.server";
-import { PDF_LIMITS, extractPdfContext } from "./pdf-text.server";
+import { PDF_LIMITS, extractPdfContext, sanitiseFileName } from "./pdf-text.server";
 import {
   assertPatientId,
   createPatientRecordSource,
@@ -28,7 +28,8 @@ export async function createPdfUploadUrls({ userId, filenames }: { userId: strin
   const upload_urls = [];
   for (const name of filenames as string[]) {
     const key = makeStorageKey({ ownerId: userId, area: "context", extension: ".pdf" });
-    await insertContextUpload({ key, ownerId: userId, fileName: name.trim().slice(0, 200) });
+    // Kept only to head the extracted text: no path, no control characters (NUL cannot be stored), no bidi tricks.
+    await insertContextUpload({ key, ownerId: userId, fileName: sanitiseFileName(name) });
     const { url } = await storage.createUploadUrl({ key, contentType: "application/pdf" });
     upload_urls.push({ upload_url: url, s3_key: key });
   }

@@ -51,6 +51,11 @@ export { SNIFF_BYTES, sniffAudioType, type SniffedType } from "./media-sniff.ser
 export const ACCEPTED_AUDIO_TYPES = ["audio/mpeg", "audio/wav", "audio/x-wav"] as const;
 /** Issue 4: the duration cap's default, 4 hours. */
 export const DEFAULT_MAX_DURATION_SECONDS = 4 * 60 * 60;
+/**
+ * The sample rates a recording may have: telephone speech (8 kHz, also MP3's lowest) up to 384 kHz. A WAV header
+ * may claim any rate; at 4 Hz, 64 KB "last" over two hours and would be resampled into ~256 MB of PCM.
+ */
+export const SAMPLE_RATE_RANGE = { min: 8_000, max: 384_000 } as const;
 
 export type AudioRejection =
   | { code: "empty"; message: "Invalid audio data: Empty file" }
@@ -106,7 +111,8 @@ async function readHead(path: string, bytes: number) {
  * 1. size: empty, then over `MAX_AUDIO_BYTES` (on the stored file, not a claim);
  * 2. magic bytes — anything that is not WAV/MP3 is rejected here and never reaches ffprobe;
  * 3. ffprobe: the container must agree with the magic bytes, hold an audio stream that
- *    decodes, and have a duration > 0 (otherwise "unreadable", with the unsupported-type message);
+ *    decodes at a sample rate within `SAMPLE_RATE_RANGE`, and have a duration > 0 (otherwise
+ *    "unreadable", with the unsupported-type message);
  * 4. the duration cap (`maxDurationSeconds`, default 4 h).
  *
  * `declaredType` (the client's MIME type) never decides anything; it only
@@ -150,6 +156,8 @@ export async function validateAudioFile(
     throw error;
   }
   if (probe.format !== sniffed) return unreadable();
+  const rate = probe.sampleRate ?? 0;
+  if (rate < SAMPLE_RATE_RANGE.min || rate > SAMPLE_RATE_RANGE.max) return unreadable();
 
   const maxDuration = options.maxDurationSeconds ?? DEFAULT_MAX_DURATION_SECONDS;
   if (probe.durationSeconds > maxDuration) {

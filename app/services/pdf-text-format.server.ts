@@ -2,7 +2,14 @@
 // the pure text handling it applies: joining a page's text items, normalising whitespace, clipping
 // to a length and sanitising file names. Everything exported here is re-exported by pdf-text.server.ts.
 
-export const PDF_LIMITS = { maxBytes: 20 * 1024 * 1024, maxPages: 50, timeoutMs: 20_000, maxChars: 200_000 } as const;
+export const PDF_LIMITS = {
+  maxBytes: 20 * 1024 * 1024,
+  maxPages: 50,
+  timeoutMs: 20_000,
+  maxChars: 200_000,
+  /** What the streams may unpack to before pdf.js reads them (pdf-streams.server.ts): 0.5 MB can hold 512 MiB. */
+  maxUnpackedBytes: 64 * 1024 * 1024,
+} as const;
 
 export type PdfLimits = { [K in keyof typeof PDF_LIMITS]: number };
 
@@ -41,13 +48,15 @@ export interface PdfjsLike {
 }
 export type PdfTextDeps = { loadPdfjs: () => Promise<PdfjsLike> };
 
-/** A file name safe to show in a heading and a prompt: no path, no control characters, one line. */
+/** A file name safe to show in a heading and a prompt: no path, no control or bidi characters, one line. */
 export function sanitiseFileName(name: string): string {
   const base = name.split(/[\\/]/).pop() ?? "";
   const clean = base
     .normalize("NFC")
     // eslint-disable-next-line no-control-regex -- stripping control characters is the point
     .replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, " ")
+    // Bidi overrides and isolates would show "Befund\u202Efdp.exe" as "Befundexe.pdf".
+    .replace(/[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, "")
     .replace(/[=[\]<>]/g, "")
     .replace(/\s+/g, " ")
     .trim();

@@ -19,6 +19,7 @@ import {
   type PdfTextResult,
   type PdfjsLike,
 } from "./pdf-text-format.server";
+import { unpackedSize } from "./pdf-streams.server";
 
 // Limits, types and the pure text handling live in pdf-text-format.server.ts; re-exported here so
 // callers keep importing from this module.
@@ -64,6 +65,9 @@ export async function extractPdfText(
   if (!isPdf(data.subarray(0, HEADER_WINDOW))) return fail("not_pdf", "The file is not a PDF.");
   if (data.byteLength > limits.maxBytes) {
     return fail("too_large", `The PDF is larger than the limit of ${formatMegabytes(limits.maxBytes)}.`);
+  }
+  if (unpackedSize(data, limits.maxUnpackedBytes) > limits.maxUnpackedBytes) {
+    return fail("too_large", `The PDF unpacks to more than ${formatMegabytes(limits.maxUnpackedBytes)}.`);
   }
 
   const pdfjs = await deps.loadPdfjs();

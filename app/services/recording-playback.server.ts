@@ -4,8 +4,10 @@ import { getStorage } from "./storage.server";
 // Playing a recording: a short-lived URL to its audio, served with the container's own type. Refused with a
 // translated reason once the retention sweep deleted the audio (requireAudio).
 
-// Keys are made on the server with the stored file's container as extension (an upload's .mp3/.wav, a live
-// recording's .webm/.m4a/.mp3/.wav), so the extension names what the player receives.
+// Keys are made on the server with the container as extension (an upload's .mp3/.wav, a live recording's
+// .webm/.m4a/.mp3/.wav). An upload through a URL gets its key before the bytes arrive, from the type the client
+// declared; the server's check then records what the bytes are (audio_format), and that is what the player is told:
+// an MP3 sent as audio/wav is kept (the content decides, as on the form) and must play as audio/mpeg.
 const PLAYBACK_TYPES: Record<string, string> = {
   mp3: "audio/mpeg",
   wav: "audio/wav",
@@ -20,6 +22,6 @@ export function playbackContentType(key: string) {
 
 export async function getPlaybackUrl(args: { userId: string; key: unknown }) {
   const recording = await requireAudio(args.userId, args.key);
-  const contentType = playbackContentType(recording.storage_key);
+  const contentType = PLAYBACK_TYPES[recording.audio_format ?? ""] ?? playbackContentType(recording.storage_key);
   return getStorage().createDownloadUrl({ key: recording.storage_key, contentType, expiresInSeconds: 300 });
 }

@@ -11,6 +11,7 @@ import { templateLanguageFrom } from "~/models/template-rules";
 import { audit } from "~/services/audit.server";
 import { DomainError } from "~/services/domain-error.server";
 import { getFixedTFor, getLanguage } from "~/services/i18n.server";
+import { isMalformedMultipart } from "~/services/multipart-form.server";
 import {
   createRecordingFromUpload,
   discardTempUpload,
@@ -23,6 +24,7 @@ import { fetchPatientContext, MAX_PDFS_PER_REQUEST } from "~/services/context-so
 import { extractPdfContext, PDF_LIMITS } from "~/services/pdf-text.server";
 import type { SessionUser } from "~/services/session.server";
 import { setToast } from "~/services/toast.server";
+import { isServiceUnavailable } from "~/services/unavailable.server";
 import { autoStartTranscription, requestTranscription } from "~/services/transcription.server";
 import { meterCall } from "~/services/usage.server";
 
@@ -30,8 +32,10 @@ import { meterCall } from "~/services/usage.server";
 // banner's message, translated; nothing already saved is touched.
 
 async function failure(request: Request, error: unknown, extra: Record<string, string> = {}) {
-  if (!(error instanceof DomainError) || error.kind === "not_found") throw error;
   const t = await getFixedTFor(await getLanguage(request), ["common", "recordings", "templates"]);
+  // Storage or the database is down: the banner says so, and the form can simply be sent again later.
+  if (isServiceUnavailable(error)) return json({ error: t("common:errors.unavailable"), ...extra }, { status: 503 });
+  if (!(error instanceof DomainError) || error.kind === "not_found") throw error;
   return json({ error: t(error.message, error.values), ...extra }, { status: 400 });
 }
 
@@ -61,7 +65,9 @@ export async function uploadIntent(user: SessionUser, request: Request) {
     unstable_createMemoryUploadHandler({ maxPartSize: 64 * 1024 }),
   );
   try {
-    const form = await unstable_parseMultipartFormData(request, handler);
+    const form = await unstable_parseMultipartFormData(request, handler).catch((error: unknown) => {
+      throw isMalformedMultipart(error) ? new DomainError("invalid", "recordings:errors.fileNameUnreadable") : error;
+    });
     const received = upload as TempUpload | null;
     if (!received || received.size === 0) {
       const t = await getFixedTFor(await getLanguage(request), ["recordings"]);
@@ -193,14 +199,24 @@ export async function tagIntent(user: SessionUser, form: FormData, request: Requ
 
 export async function deleteIntent(user: SessionUser, form: FormData, request: Request) {
   const key = String(form.get("key") ?? "");
-  await deleteAll({ userId: user.id, key });
+  try {
+    await deleteAll({ userId: user.id, key });
+  } catch (error) {
+    if (isServiceUnavailable(error)) return failure(request, error);
+    throw error;
+  }
   await succeeded(user, "recording.delete", key, request);
   return done("recordings:audio.deleted");
 }
 
 export async function resetIntent(user: SessionUser, form: FormData, request: Request) {
   const key = String(form.get("key") ?? "");
-  await forceCleanup({ userId: user.id, key });
+  try {
+    await forceCleanup({ userId: user.id, key });
+  } catch (error) {
+    if (isServiceUnavailable(error)) return failure(request, error);
+    throw error;
+  }
   await succeeded(user, "recording.reset", key, request);
   return done("recordings:audio.resetDone");
 }

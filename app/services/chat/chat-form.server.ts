@@ -7,6 +7,7 @@ import {
 import type { Language } from "~/i18n";
 import { DomainError } from "../domain-error.server";
 import { getFixedTFor } from "../i18n.server";
+import { isMalformedMultipart } from "../multipart-form.server";
 import { PDF_LIMITS } from "../pdf-text.server";
 import { MAX_CHAT_PDFS, pdfTooLarge, type UploadedPdf } from "./chat-pdf.server";
 
@@ -39,6 +40,7 @@ export async function readChatForm(request: Request): Promise<ChatForm> {
     form = await unstable_parseMultipartFormData(request, handler);
   } catch (error) {
     if (error instanceof MaxPartSizeExceededError) throw pdfTooLarge();
+    if (isMalformedMultipart(error)) throw new DomainError("invalid", "chat:errors.fileNameUnreadable");
     throw error;
   }
   const pdfs: UploadedPdf[] = [];

@@ -2,6 +2,7 @@ import { spawn } from "node:child_process";
 import { open, stat } from "node:fs/promises";
 import path from "node:path";
 import { DEFAULT_FFPROBE_PATH, MediaProbeError, runProgram } from "../media-ffprobe.server";
+import { SAMPLE_RATE_RANGE } from "../media-probe.server";
 import { DEFAULT_FFMPEG_PATH } from "../speech/normalise-audio.server";
 import {
   acceptedCodec,
@@ -110,7 +111,13 @@ export async function encodeLivePcm(args: {
 
 type ProbeOutput = {
   format?: { format_name?: string; duration?: string };
-  streams?: Array<{ codec_type?: string; codec_name?: string; nb_read_frames?: string; nb_read_packets?: string }>;
+  streams?: Array<{
+    codec_type?: string;
+    codec_name?: string;
+    sample_rate?: string;
+    nb_read_frames?: string;
+    nb_read_packets?: string;
+  }>;
 };
 
 async function ffprobe(file: string, extra: string[]) {
@@ -160,7 +167,7 @@ async function readHead(file: string) {
 /**
  * The browser's upload must be audio of a recorder format: magic bytes first (text, PDFs, HTML never reach
  * ffprobe), then ffprobe decoding the first 30 s — Opus/Vorbis in WebM or Ogg, AAC in MP4, MP3, PCM in WAV,
- * and no picture.
+ * at a sample rate within `SAMPLE_RATE_RANGE`, and no picture.
  */
 export async function inspectLiveUpload(file: string): Promise<{ family: SniffedFamily; codec: string }> {
   const family = sniffLiveAudio(await readHead(file));
@@ -178,6 +185,11 @@ export async function inspectLiveUpload(file: string): Promise<{ family: Sniffed
   const decoded = Number(audio.nb_read_frames) || 0;
   const packets = Number(audio.nb_read_packets) || 0;
   if (decoded === 0 || decoded * 2 < packets) throw new LiveAudioError("rejected", "nothing decodes");
+  // A header may claim any rate: at 4 Hz, 64 KB of WAV "last" two hours, and ffmpeg would encode all of them.
+  const rate = Number(audio.sample_rate) || 0;
+  if (rate < SAMPLE_RATE_RANGE.min || rate > SAMPLE_RATE_RANGE.max) {
+    throw new LiveAudioError("rejected", `sample rate ${rate} Hz`);
+  }
   return { family, codec };
 }
 

@@ -1,0 +1,3 @@
+import { badFilesApiSuite } from "./bad-files-api-suite";
+
+badFilesApiSuite("local");
