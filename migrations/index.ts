@@ -10,6 +10,7 @@ import * as m0008 from "./0008_chat";
 import * as m0009 from "./0009_admin";
 import * as m0010 from "./0010_account_purges";
 import * as m0011 from "./0011_audio_retention";
+import * as m0012 from "./0012_live_takeover";
 
 // Static imports: kysely's FileMigrationProvider cannot import .ts under plain
 // Node (STACK-NOTES pitfall 5). Append new migrations here, in order.
@@ -25,4 +26,5 @@ export const migrations: Record<string, Migration> = {
   "0009_admin": m0009,
   "0010_account_purges": m0010,
   "0011_audio_retention": m0011,
+  "0012_live_takeover": m0012,
 };

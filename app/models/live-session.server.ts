@@ -175,67 +175,6 @@ export async function deleteLivePartials(id: string) {
   await getDb().deleteFrom("live_messages").where("session_id", "=", id).where("kind", "=", "partial").execute();
 }
 
-/**
- * Takes the session's runner for this instance: only when nobody holds it or the holder's lease lapsed.
- * Starting a run also records where its time line begins (the samples held so far).
- */
-export async function claimLiveRunner(id: string, instance: string, leaseMs: number, now = new Date()) {
-  return getDb()
-    .updateTable("live_sessions")
-    .set({
-      runner_instance: instance,
-      runner_lease_until: new Date(now.getTime() + leaseMs),
-      status: "running",
-      end_seq: null,
-      error_type: null,
-      error_reason: null,
-      run_started_samples: sql`samples`,
-      updated_at: now,
-    })
-    .where("id", "=", id)
-    .where("status", "in", ["idle", "paused", "running", "ending"])
-    .where((eb) =>
-      eb.or([
-        eb("runner_instance", "is", null),
-        eb("runner_lease_until", "is", null),
-        eb("runner_lease_until", "<", now),
-      ]),
-    )
-    .returning(["buffers", "run_started_samples"])
-    .executeTakeFirst();
-}
-
-export async function renewLiveRunner(id: string, instance: string, leaseMs: number, now = new Date()) {
-  const result = await getDb()
-    .updateTable("live_sessions")
-    .set({ runner_lease_until: new Date(now.getTime() + leaseMs) })
-    .where("id", "=", id)
-    .where("runner_instance", "=", instance)
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) > 0;
-}
-
-/** The run ended: the runner lets go and the session settles (paused when it holds audio). */
-export async function releaseLiveRunner(
-  id: string,
-  instance: string,
-  outcome: { errorType?: string; errorReason?: string } = {},
-) {
-  await getDb()
-    .updateTable("live_sessions")
-    .set({
-      runner_instance: null,
-      runner_lease_until: null,
-      status: sql`case when status in ('saved', 'discarded') then status when buffers > 0 then 'paused' else 'idle' end`,
-      error_type: outcome.errorType ?? null,
-      error_reason: outcome.errorReason ?? null,
-      updated_at: new Date(),
-    })
-    .where("id", "=", id)
-    .where("runner_instance", "=", instance)
-    .execute();
-}
-
 /** Removes a session's audio and messages (discard; after saving, the recording holds what matters). */
 export async function deleteLiveContent(id: string) {
   const db = getDb();
@@ -254,8 +193,12 @@ export async function deleteAbandonedLiveSessions(before: Date) {
   return rows.length;
 }
 
-/** Runs whose instance died: the lease lapsed, so the session is paused (it holds audio) or idle again. */
-export async function releaseLapsedRunners(now = new Date()) {
+/**
+ * Runs whose instance died and whose client went quiet: the lease lapsed and nothing changed since `quietSince`,
+ * so the session is paused (it holds audio) or idle again. A session still receiving audio is left to a
+ * takeover (runner-takeover.server.ts). The runner's own queries are in services/live/runner-store.server.ts.
+ */
+export async function releaseLapsedRunners(now = new Date(), quietSince = now) {
   const result = await getDb()
     .updateTable("live_sessions")
     .set({
@@ -266,6 +209,7 @@ export async function releaseLapsedRunners(now = new Date()) {
     })
     .where("status", "in", ["running", "ending"])
     .where("runner_lease_until", "<", now)
+    .where("updated_at", "<", quietSince)
     .executeTakeFirst();
   return Number(result.numUpdatedRows);
 }

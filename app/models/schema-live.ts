@@ -26,6 +26,11 @@ export interface LiveSessionsTable {
   error_reason: string | null;
   created_at: CreatedAt;
   updated_at: Timestamp;
+  /** Migration 0012: how far recognition reached (samples on the session's time line; buffers wholly). */
+  recognised_samples: ColumnType<string, number | undefined, number | string>;
+  recognised_seq: Generated<number>;
+  /** Migration 0012: the session's audio up to here has been metered. */
+  metered_samples: ColumnType<string, number | undefined, number | string>;
 }
 
 export interface LiveAudioTable {

@@ -79,8 +79,9 @@ async function shutdown(running: Running) {
   const force = setTimeout(() => process.exit(1), 15_000);
   force.unref();
   try {
-    const live = await import("./live/runner.server");
-    await live.closeAllRuns();
+    // No more takeovers of other instances' runs, then this instance's own runs end (ADR 0013).
+    (await import("./live/runner-takeover.server")).stopTakeovers();
+    await (await import("./live/runner.server")).closeAllRuns();
     await (await import("./live/bus.server")).stopBus();
     await running.jobs.stop();
     // Usage rows are written without waiting: the last ones go in before the database closes.

@@ -61,3 +61,19 @@ export function framesOf(pcm: Buffer, bytes = 8192): Buffer[] {
   for (let offset = 0; offset < pcm.length; offset += bytes) frames.push(pcm.subarray(offset, offset + bytes));
   return frames;
 }
+
+/**
+ * 16 kHz s16le PCM: `leadSeconds` of silence, then for each amplitude (full scale 1) a 500 Hz tone of
+ * `toneSeconds` followed by `gapSeconds` of silence. 500 Hz fills a 20 ms frame with whole periods, so every
+ * frame inside a burst has the RMS amplitude/√2 — what the fake's `lineOf` reads to pick the burst's word.
+ */
+export function levelBursts(amplitudes: number[], { leadSeconds = 0.5, toneSeconds = 0.4, gapSeconds = 1 } = {}) {
+  const parts: Buffer[] = [silence(leadSeconds)];
+  for (const amplitude of amplitudes) {
+    const tone = Buffer.alloc(Math.round(toneSeconds * RATE) * 2);
+    for (let i = 0; i < tone.length / 2; i++)
+      tone.writeInt16LE(Math.round(amplitude * 32767 * Math.sin((2 * Math.PI * 500 * i) / RATE)), i * 2);
+    parts.push(tone, silence(gapSeconds));
+  }
+  return Buffer.concat(parts);
+}

@@ -53,6 +53,8 @@ type Stretch = {
   offsets: number[];
   /** Words already final. */
   done: number;
+  /** RMS of its loudest 20 ms frame. */
+  loudest: number;
 };
 
 function round(value: number) {
@@ -91,6 +93,11 @@ export type RecognizerConfig = {
   script: ScriptLine[];
   /** RMS (full scale = 1) over which a 20 ms frame counts as voiced. */
   voiceThreshold?: number;
+  /**
+   * Picks a stretch's line by its loudest frame's RMS, when it closes, instead of by its order: with one-word
+   * lines, what is said then depends on the audio alone, so another run hearing it again says it again.
+   */
+  lineOf?: (loudness: number) => ScriptLine;
 };
 
 export type Recognizer = {
@@ -118,25 +125,28 @@ export function createRecognizer(config: RecognizerConfig): Recognizer {
 
   const now = () => samples / config.sampleRate;
 
-  function open(start: number): Stretch {
-    const line = script[stretches.length % script.length];
-    const words = tokenise(line).map((w) => ({
+  const wordsOf = (line: ScriptLine): Word[] =>
+    tokenise(line).map((w) => ({
       ...w,
       speaker: config.diarization ? w.speaker : "UU",
       confidence: CONFIDENCES[wordCounter++ % CONFIDENCES.length],
       start: 0,
       end: 0,
     }));
+
+  function open(start: number, loudest: number): Stretch {
+    const words = wordsOf(script[stretches.length % script.length]);
     const offsets = [0];
     for (const word of words)
       offsets.push(offsets[offsets.length - 1] + Math.min(0.9, 0.25 + 0.04 * word.content.length));
-    const stretch = { start, lastVoiced: now(), closed: false, words, offsets, done: 0 };
+    const stretch = { start, lastVoiced: now(), closed: false, words, offsets, done: 0, loudest };
     stretches.push(stretch);
     return stretch;
   }
 
   function close(stretch: Stretch) {
     stretch.closed = true;
+    if (config.lineOf && stretch.done === 0) stretch.words = wordsOf(config.lineOf(stretch.loudest));
     const from = stretch.done > 0 ? stretch.words[stretch.done - 1].end : stretch.start;
     const left = stretch.words.length - stretch.done;
     const step = (stretch.lastVoiced - from) / Math.max(1, left);
@@ -239,8 +249,8 @@ export function createRecognizer(config: RecognizerConfig): Recognizer {
     const current = stretches.at(-1);
     const openStretch = current && !current.closed ? current : undefined;
     if (rms >= threshold) {
-      if (openStretch) openStretch.lastVoiced = t;
-      else open(t - FRAME_SECONDS);
+      if (!openStretch) open(t - FRAME_SECONDS, rms);
+      else Object.assign(openStretch, { lastVoiced: t, loudest: Math.max(openStretch.loudest, rms) });
     } else if (openStretch && t - openStretch.lastVoiced >= SILENCE_TO_CLOSE) {
       close(openStretch);
     }

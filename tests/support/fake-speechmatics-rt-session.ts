@@ -22,6 +22,8 @@ export type FakeRtKnobs = {
   errorAfterFrames: (FakeRtNotice & { frames: number; code?: number }) | null;
   /** Destroys the TCP socket, without a close frame, on receiving that many frames. */
   closeAbruptlyAfterFrames: number | null;
+  /** A stretch's line by its loudness instead of its order (fake-speechmatics-rt-recognition.ts). */
+  lineOf?: (loudness: number) => ScriptLine;
 };
 
 /** Fixed when the server starts. */
@@ -161,7 +163,7 @@ export function runSession(
     const failure = knobs.failStartWith;
     if (failure) return fail(failure.type, failure.reason, failure.code);
     const { voiceThreshold } = limits;
-    recognizer = createRecognizer({ ...parsed.config, script: knobs.script, voiceThreshold });
+    recognizer = createRecognizer({ ...parsed.config, script: knobs.script, voiceThreshold, lineOf: knobs.lineOf });
     send({
       message: "RecognitionStarted",
       id: session.id,

@@ -97,6 +97,7 @@ export async function startFakeSpeechmaticsRt(options: FakeRtOptions = {}): Prom
     warnAfterFrames: options.warnAfterFrames ?? null,
     errorAfterFrames: options.errorAfterFrames ?? null,
     closeAbruptlyAfterFrames: options.closeAbruptlyAfterFrames ?? null,
+    lineOf: options.lineOf,
     managementFailures: options.managementFailures ?? null,
     sessions: [],
     handshakes: [],

@@ -6,7 +6,9 @@ import type { LiveEngineName } from "./engine-types";
 // What live recognition costs (issue 8 "Usage"; ADR 0014). Realtime audio is priced per second from
 // PRICE_SPEECH_LIVE_PER_MINUTE_USD (the batch price when unset) and recorded under SPEC §7's speechmatics-jwt,
 // the call that opens realtime recognition in SPEC's design: the relay meters what each run fed its engine
-// (recordings and dictation), the direct mode what a saved transcript covers (the server hears nothing else).
+// (recordings and dictation) past what the session's earlier runs metered, so audio a run re-feeds after a
+// takeover is metered once (runner-publish.server.ts); the direct mode what a saved transcript covers (the
+// server hears nothing else).
 // An engine row, not a call: the calls stay the JSON calls made.
 
 export const LIVE_ENDPOINT = "speechmatics-jwt";

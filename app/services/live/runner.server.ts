@@ -1,112 +1,74 @@
-import { randomUUID } from "node:crypto";
-import os from "node:os";
-import { LIVE_SAMPLE_RATE, LIVE_SETTINGS, type LiveResult, type TranscriptMessage } from "~/live/protocol";
+import { LIVE_SAMPLE_RATE, LIVE_SETTINGS } from "~/live/protocol";
 import {
-  claimLiveRunner,
   deleteLivePartials,
   findLiveSessionById,
-  insertLiveMessage,
   readLiveAudio,
-  releaseLiveRunner,
-  renewLiveRunner,
   type LiveSessionRow,
 } from "~/models/live-session.server";
 import { getVocabulary } from "../speech/vocabulary.server";
 import { subscribe, wake, type AudioWake } from "./bus.server";
 import { getLiveEngine } from "./engine.server";
-import { LiveEngineError, type LiveEngineMessage, type LiveEngineRun } from "./engine-types";
-import { meterLiveAudio, pcmSeconds } from "./live-usage.server";
+import { LiveEngineError, type LiveEngineMessage } from "./engine-types";
+import { meterRun, publish as publishOf, type Run } from "./runner-publish.server";
+import { runnerSettings } from "./runner-settings.server";
+import {
+  claimLiveRunner,
+  markRecognisedThrough,
+  releaseLiveRunner,
+  renewLiveRunner,
+  resumeLiveRun,
+} from "./runner-store.server";
 
 // The runner of a live session (ADR 0013): the one instance that holds the engine connection for a run. It
 // takes the session with a lease it renews, feeds the engine every stored buffer in order — handed over in
 // memory when this instance stored it, read from live_audio when another instance did — and publishes what the
-// engine says, shifted onto the session's time line. A run ends on EndOfTranscript, on an engine error, when
-// the lease is lost, or after IDLE_END_MS without audio (the client went away without EndOfStream; what it
-// sent is recognised and kept, and the session can be continued or saved).
+// engine says, shifted onto the session's time line. A run starts (StartRecognition) or takes over from an
+// instance that stopped renewing its lease (runner-takeover.server.ts); either way it re-feeds from the end of
+// what is final, not from what was stored (runner-timeline.ts drops what it says again). A run ends on
+// EndOfTranscript, on an engine error, when the lease is lost, or after IDLE_END_MS without audio (the client
+// went away without EndOfStream; what it sent is recognised and kept, and the session can be continued or saved).
 
-export const RUNNER_INSTANCE = `${os.hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
-const LEASE_MS = 30_000;
-const HEARTBEAT_MS = 10_000;
 const IDLE_END_MS = 60_000;
 /** After EndOfStream the engine must finish within max_delay plus this, or the run is closed for it. */
 const END_GRACE_MS = 10_000;
 
-type Run = {
-  session: LiveSessionRow;
-  engine?: LiveEngineRun;
-  /** Bytes of PCM this run gave its engine: what the run costs, metered when it ends. */
-  fedBytes: number;
-  offsetSeconds: number;
-  nextSeq: number;
-  endSeq: number | null;
-  endSent: boolean;
-  feeding: boolean;
-  again: boolean;
-  finished: boolean;
-  publishing: Promise<unknown>;
-  timers: { heartbeat?: NodeJS.Timeout; idle?: NodeJS.Timeout; end?: NodeJS.Timeout };
-  stops: Array<() => void>;
-};
-
 const runs = new Map<string, Run>();
 
-function shift(message: TranscriptMessage, offset: number): TranscriptMessage {
-  const at = (t: number) => Math.round((t + offset) * 1000) / 1000;
-  return {
-    ...message,
-    metadata: {
-      ...message.metadata,
-      start_time: at(message.metadata.start_time),
-      end_time: at(message.metadata.end_time),
-    },
-    results: message.results.map((r: LiveResult) => ({ ...r, start_time: at(r.start_time), end_time: at(r.end_time) })),
-  };
-}
+const publish = (run: Run, message: LiveEngineMessage) => publishOf(run, message, () => void finish(run));
 
-const kindOf: Record<LiveEngineMessage["message"], string> = {
-  AddTranscript: "final",
-  AddPartialTranscript: "partial",
-  Warning: "notice",
-  Info: "notice",
-  Error: "error",
-  EndOfTranscript: "end",
-};
-
-/** Publishes in the order the engine spoke: one insert after the other, each followed by a wake-up. */
-function publish(run: Run, message: LiveEngineMessage) {
-  const id = run.session.id;
-  const shifted =
-    message.message === "AddTranscript" || message.message === "AddPartialTranscript"
-      ? shift(message, run.offsetSeconds)
-      : message;
-  run.publishing = run.publishing
-    .then(() => insertLiveMessage(id, kindOf[message.message], shifted))
-    .then(() => wake("messages", id))
-    .catch((error: unknown) => console.warn("[live] cannot publish:", error instanceof Error ? error.message : error));
-  return run.publishing;
-}
-
-async function finish(run: Run, outcome: { errorType?: string; errorReason?: string } = {}) {
-  if (run.finished) return;
+function stop(run: Run) {
   run.finished = true;
   runs.delete(run.session.id);
   for (const timer of Object.values(run.timers)) clearTimeout(timer);
-  for (const stop of run.stops) stop();
+  for (const unsubscribe of run.stops) unsubscribe();
   run.engine?.close();
-  if (run.engine) {
-    meterLiveAudio({ userId: run.session.owner_id, seconds: pcmSeconds(run.fedBytes), engine: getLiveEngine().name });
+}
+
+/** Ends the run: its bookkeeping first, then its last message (EndOfTranscript, Error), then the release. */
+async function finish(run: Run, outcome: { errorType?: string; errorReason?: string } = {}, last?: LiveEngineMessage) {
+  if (run.finished) return;
+  stop(run);
+  const id = run.session.id;
+  try {
+    await run.publishing;
+    const fedTo = run.startSamples + run.fedSamples;
+    if (run.complete) await markRecognisedThrough(id, run.instance, run.nextSeq - 1, fedTo);
+    await meterRun(run);
+    if (last) await publish(run, last);
+    if (await releaseLiveRunner(id, run.instance, outcome)) await deleteLivePartials(id);
+    await wake("messages", id);
+  } catch (error) {
+    console.warn("[live] cannot finish a run:", error instanceof Error ? error.message : error);
   }
-  await run.publishing;
-  await releaseLiveRunner(run.session.id, RUNNER_INSTANCE, outcome);
-  await deleteLivePartials(run.session.id);
-  await wake("messages", run.session.id);
 }
 
 function onEngineMessage(run: Run, message: LiveEngineMessage) {
   if (run.finished) return;
-  void publish(run, message);
-  if (message.message === "Error") void finish(run, { errorType: message.type, errorReason: message.reason });
-  else if (message.message === "EndOfTranscript") void finish(run);
+  if (message.message === "Error") void finish(run, { errorType: message.type, errorReason: message.reason }, message);
+  else if (message.message === "EndOfTranscript") {
+    run.complete = run.endSent;
+    void finish(run, {}, message);
+  } else void publish(run, message);
 }
 
 function armIdle(run: Run) {
@@ -128,8 +90,7 @@ function sendEnd(run: Run) {
   run.timers.end = setTimeout(
     () => {
       void publish(run, { message: "Warning", type: "end_timeout", reason: "The engine did not finish in time" });
-      void publish(run, { message: "EndOfTranscript" });
-      void finish(run);
+      void finish(run, {}, { message: "EndOfTranscript" });
     },
     maxDelay * 1000 + END_GRACE_MS,
   );
@@ -139,7 +100,7 @@ function sendEnd(run: Run) {
 function give(run: Run, pcm: Buffer) {
   if (!run.engine) return;
   run.engine.addAudio(pcm);
-  run.fedBytes += pcm.length;
+  run.fedSamples += pcm.length / 2;
 }
 
 /** Feeds every stored buffer from nextSeq on; one loop at a time per run. */
@@ -192,21 +153,35 @@ async function onControl(run: Run) {
   }
 }
 
+/** Whether this instance runs the session now. */
+export function runsHere(sessionId: string) {
+  return runs.has(sessionId);
+}
+
 /**
  * Makes sure a run serves the session: this instance starts one unless a run is already open (here, or on
- * another instance whose lease holds). Rejects with LiveEngineError when the engine cannot start.
+ * another instance whose lease holds). A takeover continues a running or ending session whose runner stopped
+ * renewing its lease. Resolves whether a run serves it from here; rejects with LiveEngineError when the engine
+ * cannot start (a takeover publishes that as an Error instead, since no client is waiting on it).
  */
-export async function ensureRun(session: LiveSessionRow): Promise<void> {
-  if (runs.has(session.id)) return;
-  const claim = await claimLiveRunner(session.id, RUNNER_INSTANCE, LEASE_MS);
-  if (!claim) return; // another instance runs it; audio reaches it through the table and NOTIFY
+export async function ensureRun(session: LiveSessionRow, mode: "start" | "takeover" = "start"): Promise<boolean> {
+  if (runs.has(session.id)) return true;
+  const { instance, leaseMs, heartbeatMs, resumeLeadSamples } = runnerSettings;
+  const claim = await claimLiveRunner(session.id, instance, leaseMs, mode);
+  if (!claim) return false; // another instance runs it; audio reaches it through the table and NOTIFY
+  const from = await resumeLiveRun(session.id, instance, claim, resumeLeadSamples);
+  const recognised = Number(claim.recognised_samples);
   const run: Run = {
     session,
-    fedBytes: 0,
-    offsetSeconds: Number(claim.run_started_samples) / LIVE_SAMPLE_RATE,
-    nextSeq: claim.buffers + 1,
-    endSeq: null,
+    instance,
+    startSamples: from.start,
+    fedSamples: 0,
+    offsetSeconds: from.start / LIVE_SAMPLE_RATE,
+    finalUntil: recognised > from.start ? recognised / LIVE_SAMPLE_RATE : null,
+    nextSeq: from.seq,
+    endSeq: mode === "takeover" ? claim.end_seq : null,
     endSent: false,
+    complete: false,
     feeding: false,
     again: false,
     finished: false,
@@ -231,23 +206,30 @@ export async function ensureRun(session: LiveSessionRow): Promise<void> {
       error instanceof LiveEngineError
         ? error
         : new LiveEngineError("engine_unavailable", String(error), { cause: error });
-    await finish(run, { errorType: failure.type, errorReason: failure.message });
+    const outcome = { errorType: failure.type, errorReason: failure.message };
+    const notice = { message: "Error" as const, type: failure.type, reason: failure.message };
+    await finish(run, outcome, mode === "takeover" ? notice : undefined);
+    if (mode === "takeover") return false;
     throw failure;
   }
-  if (run.finished) return;
+  if (run.finished) {
+    run.engine.close(); // closed while the engine started
+    return false;
+  }
   const audio = subscribe("audio", session.id, (wakeUp) => onAudio(run, wakeUp));
   const control = subscribe("control", session.id, () => void onControl(run));
   run.stops.push(audio.stop, control.stop);
   run.timers.heartbeat = setInterval(() => {
-    void renewLiveRunner(session.id, RUNNER_INSTANCE, LEASE_MS).then((held) => {
+    void renewLiveRunner(session.id, instance, leaseMs).then((held) => {
       if (!held) void finish(run, { errorType: "session_timeout", errorReason: "The run lost its lease" });
     });
-  }, HEARTBEAT_MS);
+  }, heartbeatMs);
   run.timers.heartbeat.unref();
   armIdle(run);
   await Promise.all([audio.ready, control.ready]);
-  // Audio stored between the claim and the subscription.
+  // Audio stored before the subscription (from the resume point on).
   void feed(run);
+  return true;
 }
 
 /** Closes this instance's run of a session at once (discard). */
@@ -259,4 +241,14 @@ export async function closeRun(sessionId: string) {
 /** Closes every run (shutdown, tests). */
 export async function closeAllRuns() {
   await Promise.all([...runs.values()].map((run) => finish(run)));
+}
+
+/**
+ * For tests: this instance dies under the run (SIGKILL) — the engine connection drops, the lease is neither
+ * renewed nor released, nothing more is published or metered. Answers whether there was a run.
+ */
+export function abandonRun(sessionId: string) {
+  const run = runs.get(sessionId);
+  if (run) stop(run);
+  return run !== undefined;
 }

@@ -29,6 +29,7 @@ import { subscribe, wake } from "./bus.server";
 import { LiveEngineError } from "./engine-types";
 import { startRecognition } from "./engines/speechmatics-rt-messages.server";
 import { closeRun, ensureRun } from "./runner.server";
+import { takeOverIfLapsed, takeOverWhenLapsed } from "./runner-takeover.server";
 import { segmentsOf } from "./segments";
 
 // The use cases of a live session (ADR 0013), the same for both transports: create, start (or re-attach after a
@@ -136,6 +137,8 @@ export async function acceptAudio(args: { session: LiveSessionRow; firstSeq: num
   if ("gapAfter" in result)
     throw new LiveProtocolError("protocol_error", "Audio out of order", 409, { last_seq_no: result.gapAfter });
   for (const buffer of result.stored) await wake("audio", session.id, buffer);
+  // No run here: the one elsewhere may be dead (ADR 0013 "Takeover").
+  void takeOverIfLapsed(session);
   return { message: "AudioAdded" as const, seq_no: result.held };
 }
 
@@ -144,12 +147,15 @@ export async function endLive(args: { session: LiveSessionRow; end: unknown }) {
   const end = args.end as Partial<EndOfStream> | null;
   if (!end || end.message !== "EndOfStream" || !Number.isInteger(end.last_seq_no))
     throw new LiveProtocolError("protocol_error", "EndOfStream expected");
-  if (args.session.status !== "running") return;
-  await updateLiveSession(args.session.id, {
-    status: "ending",
-    end_seq: Math.max(end.last_seq_no!, args.session.buffers),
-  });
-  await wake("control", args.session.id);
+  if (args.session.status === "running") {
+    await updateLiveSession(args.session.id, {
+      status: "ending",
+      end_seq: Math.max(end.last_seq_no!, args.session.buffers),
+    });
+    await wake("control", args.session.id);
+  }
+  // No more audio will come to trigger a takeover: watch the lease of a run held elsewhere.
+  if (args.session.status === "running" || args.session.status === "ending") takeOverWhenLapsed(args.session);
 }
 
 /**
@@ -176,8 +182,7 @@ export async function settleRun(userId: string, id: string) {
     void subscription.ready.then(check);
   });
   try {
-    if (session.status === "running")
-      await endLive({ session, end: { message: "EndOfStream", last_seq_no: session.buffers } });
+    await endLive({ session, end: { message: "EndOfStream", last_seq_no: session.buffers } });
     await settled;
   } finally {
     stop();
@@ -226,9 +231,12 @@ export async function findResumableLiveSession(userId: string) {
 /** Unfinished sessions are patient data: after this long without a change they are deleted with their audio. */
 export const ABANDONED_AFTER_MS = 48 * 3_600_000;
 
-/** The minute sweep: sessions of dead runners pause; abandoned ones go. */
+/** A dead runner's session that heard nothing for this long has no client left to take it over: it pauses. */
+const QUIET_MS = 60_000;
+
+/** The minute sweep: sessions of dead runners whose clients went quiet pause; abandoned ones go. */
 export async function sweepLiveSessions(now = new Date()) {
-  const released = await releaseLapsedRunners(now);
+  const released = await releaseLapsedRunners(now, new Date(now.getTime() - QUIET_MS));
   const deleted = await deleteAbandonedLiveSessions(new Date(now.getTime() - ABANDONED_AFTER_MS));
   return { released, deleted };
 }
