@@ -12,7 +12,7 @@ describe("the end-to-end browser storage guard", () => {
           ["skribent.transcriptHighlight", "on"],
           ["skribent.upload.1k3x9z", key],
         ],
-        session: [],
+        session: [["positions", '{"default":0,"k3j9x1a2":412.5}']],
       }),
     ).toEqual([]);
   });
@@ -25,10 +25,14 @@ describe("the end-to-end browser storage guard", () => {
           ["skribent.upload.1k3x9z", "Frau Müller, 54 Jahre, Brustschmerz seit gestern"],
           ["skribent.audioPanel", "open"],
         ],
-        session: [["draft", "Anamnese: …"]],
+        session: [
+          ["draft", "Anamnese: …"],
+          ["positions", '{"default":"Frau Müller"}'],
+        ],
       }),
     ).toEqual([
       'sessionStorage holds "draft"',
+      'sessionStorage "positions" holds an unexpected value',
       'localStorage holds an unknown key "token"',
       'localStorage "skribent.upload.1k3x9z" holds an unexpected value',
     ]);
