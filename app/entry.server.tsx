@@ -1,6 +1,6 @@
 import { PassThrough } from "node:stream";
 import { createReadableStreamFromReadable, type EntryContext, type HandleDataRequestFunction } from "@remix-run/node";
-import { RemixServer } from "@remix-run/react";
+import { isRouteErrorResponse, RemixServer } from "@remix-run/react";
 import { isbot } from "isbot";
 import { renderToPipeableStream } from "react-dom/server";
 import { I18nextProvider } from "react-i18next";
@@ -108,6 +108,9 @@ export const handleDataRequest: HandleDataRequestFunction = (response) => {
 
 export function handleError(error: unknown, { request }: { request: Request }) {
   if (request.signal.aborted) return;
+  // Remix's own answers to an unknown address or a missing action (404, 405) are not failures. Logged as errors,
+  // each one a stack trace, any visitor could fill the error log and bury real failures (docs/security.md, Scans).
+  if (isRouteErrorResponse(error) && error.status < 500) return;
   // Never patient text in logs: the message and the path only.
   console.error(
     `[error] ${request.method} ${new URL(request.url).pathname}:`,

@@ -17,6 +17,9 @@ describe("safeRedirect", () => {
     ["javascript:alert(1)", "/"],
     ["/\tjavascript:alert(1)", "/"],
     ["", "/"],
+    // A Location header must be ASCII: anything else is percent-encoded (it used to throw, a 500).
+    ["/arztbriefe?suche=Müller\u20ac", "/arztbriefe?suche=M%C3%BCller%E2%82%AC"],
+    ["/hilfe#Übersicht", "/hilfe#%C3%9Cbersicht"],
   ])("%s → %s", (input, expected) => {
     expect(safeRedirect(input)).toBe(expected);
   });

@@ -80,8 +80,10 @@ export function safeRedirect(to: FormDataEntryValue | string | null | undefined,
   try {
     const url = new URL(to, "http://x.invalid");
     if (url.origin !== "http://x.invalid") return fallback;
+    // The target becomes a Location header: as the URL parser writes it, percent-encoded, it is plain ASCII. Taken
+    // as given, a character past U+00FF made the redirect throw (a 500), and one below went out as a raw byte.
+    return `${url.pathname}${url.search}${url.hash}`;
   } catch {
     return fallback;
   }
-  return to;
 }
