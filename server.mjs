@@ -52,6 +52,14 @@ app.use(
     skip: (req) => /^\/live\/sessions\/[^/]+\/(audio|events)/.test(req.path),
   }),
 );
+// Methods the app answers; anything else (TRACE, CONNECT, made-up verbs) gets 405 here instead of failing inside
+// the request adapter with a 500 (TRACE is a forbidden method for the Fetch API's Request).
+const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
+app.use((req, res, next) => {
+  if (METHODS.has(req.method)) return next();
+  res.status(405).set({ Allow: [...METHODS].join(", "), "Content-Type": "text/plain; charset=utf-8" });
+  res.end("Method not allowed");
+});
 // A state-changing request from another site, or a URL with a NUL, is refused before Remix routes it
 // (entry.server.tsx). Only the headers the check and its audit row read are handed over, and never the body.
 const CHECKED_HEADERS = ["origin", "sec-fetch-site", "authorization", "x-forwarded-for", "x-request-id", "user-agent"];

@@ -51,7 +51,14 @@ async function fetchDiscovery(issuer: string): Promise<Discovery> {
     signal: AbortSignal.timeout(HTTP_TIMEOUT_MS),
   });
   if (!response.ok) throw new Error(`OpenID discovery failed with status ${response.status}`);
-  return (await response.json()) as Discovery;
+  const found = (await response.json()) as Discovery;
+  // OIDC Discovery §4.3: the document must name the issuer it was fetched for, or its keys and endpoints are
+  // another provider's (a mix-up, or a proxy answering for it). Tokens are then checked against that issuer.
+  const same = (a: string) => a.replace(/\/+$/, "");
+  if (typeof found.issuer !== "string" || same(found.issuer) !== same(issuer)) {
+    throw new Error("OpenID discovery names another issuer than OIDC_ISSUER");
+  }
+  return found;
 }
 
 async function getJwks() {

@@ -54,3 +54,12 @@ test.describe("phone-sized viewport", () => {
     await expect(page.getByRole("heading", { level: 1 })).toHaveText(/Hilfe/);
   });
 });
+
+test("methods the app does not answer get 405, not a server error", async ({ request }) => {
+  for (const method of ["TRACE", "PROPFIND"]) {
+    const response = await request.fetch("/", { method });
+    expect(response.status(), method).toBe(405);
+    expect(response.headers()["allow"]).toContain("GET");
+  }
+  expect((await request.fetch("/resources/healthz", { method: "OPTIONS" })).status()).toBeLessThan(500);
+});

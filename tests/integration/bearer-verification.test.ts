@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { upsertUserByIdentity } from "~/models/user.server";
 import { loader as usageLoader } from "~/routes/api.usage-dashboard";
-import { resetOidcCaches } from "~/services/auth.server";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { getDiscovery, resetOidcCaches } from "~/services/auth.server";
 import { getConfig, setConfig } from "~/services/config.server";
 import { startTokenIssuer } from "../support/token-issuer";
 import { callRoute, request, setupTestApp } from "../setup/app";
@@ -80,5 +82,42 @@ describe("a bearer token's times", () => {
     const expired = await call(await issuer.sign(claims, getConfig().oidc.audience, now - 3600));
     expect(expired.status).toBe(401);
     expect((await call(await issuer.sign(claims, getConfig().oidc.audience, now + 30))).status).toBe(200);
+  });
+
+  it("is refused for another audience or with a signature that does not match", async () => {
+    const claims = { sub: "times-2", email: "ops8@skribent.example", email_verified: true };
+    const call = async (token: string) =>
+      callRoute(usageLoader, request("/api/usage-dashboard", { headers: { Authorization: `Bearer ${token}` } }));
+    expect((await call(await issuer.sign(claims, "another-api"))).status).toBe(401);
+    const good = await issuer.sign(claims, getConfig().oidc.audience);
+    const [head, body, signature] = good.split(".");
+    const forged = `${head}.${Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(body, "base64url").toString()), sub: "someone-else" })).toString("base64url")}.${signature}`;
+    expect((await call(forged)).status).toBe(401);
+    expect((await call(good)).status).toBe(200);
+  });
+});
+
+describe("the provider's discovery document", () => {
+  it("is refused when it names another issuer than the one configured", async () => {
+    // A document that answers for OIDC_ISSUER but names another provider (with its endpoints and keys).
+    const server = http.createServer((_req, res) => {
+      res.writeHead(200, { "Content-Type": "application/json" });
+      res.end(JSON.stringify({ issuer: issuer.url, jwks_uri: `${issuer.url}/jwks`, token_endpoint: "x" }));
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const saved = getConfig();
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      setConfig({ ...saved, oidc: { ...saved.oidc, issuer: url } });
+      resetOidcCaches();
+      await expect(getDiscovery()).rejects.toThrow(/another issuer/);
+      setConfig({ ...saved, oidc: { ...saved.oidc, issuer: issuer.url } });
+      resetOidcCaches();
+      await expect(getDiscovery()).resolves.toMatchObject({ issuer: issuer.url });
+    } finally {
+      setConfig(saved);
+      resetOidcCaches();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
   });
 });
