@@ -22,13 +22,21 @@ export const i18nOptions = {
 } as const;
 
 /** SPEC §9: dates in the Europe/Berlin time zone, formatted per language. */
+// Making a DateTimeFormat costs far more than using one (a list of 50 rows spent 30 ms here): one per language.
+const dateTimeFormats = new Map<Language, Intl.DateTimeFormat>();
+
 export function formatDateTime(value: Date | string, language: Language) {
   const date = typeof value === "string" ? new Date(value) : value;
-  return new Intl.DateTimeFormat(language === "de" ? "de-DE" : "en-GB", {
-    timeZone: "Europe/Berlin",
-    dateStyle: "medium",
-    timeStyle: "short",
-  }).format(date);
+  let format = dateTimeFormats.get(language);
+  if (!format) {
+    format = new Intl.DateTimeFormat(language === "de" ? "de-DE" : "en-GB", {
+      timeZone: "Europe/Berlin",
+      dateStyle: "medium",
+      timeStyle: "short",
+    });
+    dateTimeFormats.set(language, format);
+  }
+  return format.format(date);
 }
 
 /** SPEC §7: template and upload languages. en becomes en-GB, everything else de-DE. */

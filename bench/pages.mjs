@@ -71,7 +71,9 @@ async function startFakes() {
 }
 
 async function startApp(engines) {
-  app = spawn(process.execPath, ["server.mjs"], {
+  // BENCH_NODE_ARGS: extra node flags for the app, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to see where time goes.
+  const nodeArgs = process.env.BENCH_NODE_ARGS?.split(" ").filter(Boolean) ?? [];
+  app = spawn(process.execPath, [...nodeArgs, "server.mjs"], {
     cwd: ROOT,
     env: benchAppEnv({
       port: PORT,
@@ -203,6 +205,8 @@ async function loadRun(cookie, routes) {
   console.log("route                              req/s     p50      p95      p99      max   errors  body");
   const rssBefore = rssMiB(app.pid);
   for (const [name, url] of routes) {
+    // The previous route's backlog drains first (wrk leaves its last requests running in the app).
+    await waitForApp(APP);
     const head = await fetch(`${APP}${url}`, { headers: { cookie, "accept-encoding": "gzip" } });
     const body = Buffer.from(await head.arrayBuffer());
     if (!head.ok) throw new Error(`${name}: ${head.status}`);
@@ -264,13 +268,14 @@ try {
     if (opts.hold) {
       console.log(`holding ${APP} with ${opts.recordings} recordings; Cookie: ${cookie}`);
       await new Promise((resolve) => process.once("SIGINT", resolve));
-    } else await loadRun(cookie, [
-      ["workspace /", "/"],
-      ["transcriptions /transcriptions", "/transcriptions"],
-      ["letters /arztbriefe", "/arztbriefe"],
-      ["GET /api/files", "/api/files"],
-      ["GET /api/arztbriefe", "/api/arztbriefe"],
-    ]);
+    } else
+      await loadRun(cookie, [
+        ["workspace /", "/"],
+        ["transcriptions /transcriptions", "/transcriptions"],
+        ["letters /arztbriefe", "/arztbriefe"],
+        ["GET /api/files", "/api/files"],
+        ["GET /api/arztbriefe", "/api/arztbriefe"],
+      ]);
   }
 } catch (error) {
   console.error(error);

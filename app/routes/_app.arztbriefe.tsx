@@ -53,7 +53,8 @@ export async function loader({ request }: LoaderFunctionArgs) {
   ]);
   // Numbered among all recordings, as on the Audio and Transcriptions pages.
   const numbers = recordingNumbers(recordings.map((r) => r.storage_key));
-  const all: LetterRow[] = letters.map((l) => {
+  // Only the page's rows (and a delete dialog's) are shown: the rest are not translated at all.
+  const view = (l: (typeof letters)[number]): LetterRow => {
     const jobRunning = l.job?.status === "queued" || l.job?.status === "running";
     const processing = l.status === "processing" || jobRunning;
     return {
@@ -67,11 +68,14 @@ export async function loader({ request }: LoaderFunctionArgs) {
       errorKey: !processing && l.job?.status === "failed" ? l.job.error : null,
       canRedo: Boolean(l.metadata.template_id) && !processing,
     };
-  });
+  };
   const url = new URL(request.url);
-  const { rows, pagination } = paginate(all, url);
+  const page = paginate(letters, url);
+  const rows = page.rows.map(view);
+  const { pagination } = page;
   const deleteKey = url.searchParams.get("delete");
-  const confirmDelete = deleteKey ? all.find((r) => r.key === deleteKey) : undefined;
+  const toDelete = deleteKey ? letters.find((l) => l.key === deleteKey) : undefined;
+  const confirmDelete = toDelete ? view(toDelete) : undefined;
   if (deleteKey && !confirmDelete) throw new Response("Not found", { status: 404 });
   await audit({ userId: user.id, action: "letter.list", entityType: "letter", outcome: "success", request });
   return {

@@ -66,7 +66,8 @@ export async function loader({ request }: LoaderFunctionArgs) {
       }
     : null;
   const numbers = recordingNumbers(rows.map((r) => r.storage_key));
-  const recordings = rows.map((r) => ({
+  // Only the page's rows (and an open dialog's) are shown: the rest are not translated or formatted at all.
+  const view = (r: (typeof rows)[number]) => ({
     key: r.storage_key,
     name: r.display_name ?? t("audio.recordingNumber", { n: numbers.get(r.storage_key) }),
     displayName: r.display_name,
@@ -84,10 +85,13 @@ export async function loader({ request }: LoaderFunctionArgs) {
       (r.transcription_mode === "transcript_and_letter" || r.medical_letter_status !== "pending")
         ? r.medical_letter_status
         : null,
-  }));
-  const { rows: shown, pagination } = paginate(recordings, url);
+  });
+  const page = paginate(rows, url);
+  const shown = page.rows.map(view);
+  const { pagination } = page;
   const dialogKey = url.searchParams.get("play") ?? url.searchParams.get("edit") ?? url.searchParams.get("delete");
-  const selected = dialogKey ? recordings.find((r) => r.key === dialogKey) : undefined;
+  const dialogRow = dialogKey ? rows.find((r) => r.storage_key === dialogKey) : undefined;
+  const selected = dialogRow ? view(dialogRow) : undefined;
   if (dialogKey && !selected) throw new Response("Not found", { status: 404 });
   await audit({ userId: user.id, action: "recording.list", entityType: "recording", outcome: "success", request });
   if (url.searchParams.has("play"))
