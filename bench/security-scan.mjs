@@ -29,6 +29,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs, promisify } from "node:util";
 import { loadFakeSpeechmatics, loadTestSupport } from "../scripts/fake-speech-bundle.mjs";
+import { until } from "./support-seed.mjs";
 import { benchAppEnv, signIn, waitForApp } from "./support.mjs";
 
 const { values: opts } = parseArgs({
@@ -569,16 +570,6 @@ function apiClient(cookie) {
     post: (p, body) => call("POST", p, body ?? {}),
     put: (p, body) => call("PUT", p, body),
   };
-}
-
-async function until(what, check, timeoutMs = 60_000) {
-  const started = Date.now();
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() - started > timeoutMs) throw new Error(`${what}: not within ${timeoutMs / 1000} s`);
-    await sleep(250);
-  }
 }
 
 /** One of everything the scanners should find with real ids: recording, transcript, letter, template, … */

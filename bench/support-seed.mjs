@@ -31,7 +31,8 @@ export function apiClient(app, cookie) {
   return { get: (p) => call("GET", p), post: (p, body) => call("POST", p, body) };
 }
 
-async function until(what, check, timeoutMs = 60_000) {
+/** Polls `check` until it gives something, or fails after `timeoutMs`. */
+export async function until(what, check, timeoutMs = 60_000) {
   const started = Date.now();
   for (;;) {
     const value = await check();
