@@ -120,6 +120,14 @@ export async function copyRecording(db, recordingKey, copies) {
       : [];
   }
   const users = new Set((await db.query("select id from users")).rows.map((r) => r.id));
+  // Generated columns (recordings.key_stamp) are made by the database from the copied values.
+  const generated = new Set(
+    (
+      await db.query(
+        "select table_name || '.' || column_name as name from information_schema.columns where is_generated = 'ALWAYS'",
+      )
+    ).rows.map((r) => r.name),
+  );
   await db.query("begin");
   for (let copy = 1; copy <= copies; copy++) {
     const at = new Date(new Date(source.created_at).getTime() - copy * 60_000);
@@ -137,7 +145,8 @@ export async function copyRecording(db, recordingKey, copies) {
       );
     for (const { table } of CHILDREN) {
       for (const row of rowsOf[table]) {
-        const values = Object.entries(row).map(([name, value]) => {
+        const copied = Object.entries(row).filter(([name]) => !generated.has(`${table}.${name}`));
+        const values = copied.map(([name, value]) => {
           if (name === "created_at" || name === "updated_at") return at;
           if (typeof value === "string") return renamed(value);
           if (value !== null && typeof value === "object" && !(value instanceof Date) && !ArrayBuffer.isView(value)) {
@@ -145,7 +154,7 @@ export async function copyRecording(db, recordingKey, copies) {
           }
           return value;
         });
-        const names = Object.keys(row);
+        const names = copied.map(([name]) => name);
         await db.query(
           `insert into ${table} (${names.join(", ")}) values (${names.map((_, i) => `$${i + 1}`).join(", ")})`,
           values,

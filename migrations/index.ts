@@ -11,6 +11,7 @@ import * as m0009 from "./0009_admin";
 import * as m0010 from "./0010_account_purges";
 import * as m0011 from "./0011_audio_retention";
 import * as m0012 from "./0012_live_takeover";
+import * as m0013 from "./0013_list_pages";
 
 // Static imports: kysely's FileMigrationProvider cannot import .ts under plain
 // Node (STACK-NOTES pitfall 5). Append new migrations here, in order.
@@ -27,4 +28,5 @@ export const migrations: Record<string, Migration> = {
   "0010_account_purges": m0010,
   "0011_audio_retention": m0011,
   "0012_live_takeover": m0012,
+  "0013_list_pages": m0013,
 };

@@ -1,7 +1,7 @@
 import type { ColumnType, Generated } from "kysely";
 import type { CreatedAt, Timestamp, TranscriptionMode, TranscriptionStatus, LetterStatus } from "./schema";
 
-// Hand-kept type of the recordings table (migrations 0001, 0003, 0004, 0007, 0011). Part of `Database` in schema.ts.
+// Hand-kept type of the recordings table (migrations 0001, 0003, 0004, 0007, 0011, 0013). Part of `Database` in schema.ts.
 
 export interface RecordingsTable {
   id: Generated<string>;
@@ -36,4 +36,6 @@ export interface RecordingsTable {
   save_fingerprint: string | null;
   /** Migration 0011: when the retention sweep deleted the audio (the transcript and letter stay). */
   audio_deleted_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  /** Migration 0013: the timestamp inside the storage key that numbers the recording (SPEC §3), made by the database. */
+  key_stamp: ColumnType<string, never, never>;
 }

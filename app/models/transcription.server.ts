@@ -290,31 +290,13 @@ export async function setTranscriptTags({
     .execute();
 }
 
-/** SPEC §2 Transcriptions section: recordings with a completed transcript, newest first. */
-export async function listTranscribedRecordings({ ownerId }: { ownerId: string }) {
-  return getDb()
-    .selectFrom("transcripts")
-    .innerJoin("recordings", "recordings.id", "transcripts.recording_id")
-    .where("transcripts.owner_id", "=", ownerId)
-    .where("recordings.transcription_status", "=", "completed")
-    .select([
-      "recordings.storage_key as source_key",
-      "recordings.original_filename",
-      "recordings.display_name",
-      "recordings.medical_letter_status",
-      "recordings.transcription_mode",
-      "transcripts.storage_key",
-      "transcripts.created_at",
-    ])
-    .orderBy("transcripts.created_at", "desc")
-    .execute();
-}
-
-/** Why the owner's failed transcriptions failed (i18n keys), by recording. */
-export async function listFailedJobReasons({ ownerId }: { ownerId: string }) {
+/** Why the owner's failed transcriptions of these recordings failed (i18n keys), by recording. */
+export async function listFailedJobReasons({ ownerId, recordingIds }: { ownerId: string; recordingIds: string[] }) {
+  if (recordingIds.length === 0) return new Map<string, string | null>();
   const rows = await getDb()
     .selectFrom("transcription_jobs")
     .where("owner_id", "=", ownerId)
+    .where("recording_id", "in", recordingIds)
     .where("status", "=", "failed")
     .select(["recording_id", "error_key"])
     .execute();

@@ -7,19 +7,18 @@ import { quiet } from "~/components/ui/buttons";
 import { Modal } from "~/components/ui/modal";
 import { SectionHeader } from "~/components/ui/section";
 import { formatDateTime, type Language } from "~/i18n";
-import { recordingNumbers } from "~/models/recording-number";
-import { listReadyRecordings } from "~/models/recording.server";
+import { findNumberedLetter, pageOfLetters } from "~/models/recording-list.server";
 import { audit } from "~/services/audit.server";
 import { DomainError } from "~/services/domain-error.server";
 import { getFixedTFor, getLanguage } from "~/services/i18n.server";
-import { deleteLetter, listLetters } from "~/services/letter-editing.server";
+import { deleteLetter } from "~/services/letter-editing.server";
 import { requireUser } from "~/services/session.server";
 import { meterCall } from "~/services/usage.server";
 import { setToast } from "~/services/toast.server";
 import { LetterStatusLabel, type LetterStatusView } from "./_app.arztbriefe.$/letter-status";
 import { deleteUrl, editorUrl, redoUrl } from "./_app.arztbriefe.$/paths";
 import { PaginationNav } from "~/components/ui/pagination-nav";
-import { paginate, withPage } from "~/services/pagination";
+import { loadPage, withPage } from "~/services/pagination";
 
 // SPEC §2 "Arztbriefe section": the letters with their source recording, status and actions. The editor and
 // the redo dialog are nested routes rendered over this list (server-rendered modals); the delete confirmation
@@ -47,36 +46,32 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const user = await requireUser(request);
   const language = await getLanguage(request);
   const t = await getFixedTFor(language, ["common", "recordings"]);
-  const [letters, recordings] = await Promise.all([
-    listLetters({ userId: user.id }),
-    listReadyRecordings({ ownerId: user.id }),
+  const url = new URL(request.url);
+  const deleteKey = url.searchParams.get("delete");
+  const [page, toDelete] = await Promise.all([
+    loadPage(url, (at) => pageOfLetters({ ownerId: user.id, ...at })),
+    deleteKey ? findNumberedLetter({ ownerId: user.id, key: deleteKey }) : undefined,
   ]);
-  // Numbered among all recordings, as on the Audio and Transcriptions pages.
-  const numbers = recordingNumbers(recordings.map((r) => r.storage_key));
-  // Only the page's rows (and a delete dialog's) are shown: the rest are not translated at all.
-  const view = (l: (typeof letters)[number]): LetterRow => {
-    const jobRunning = l.job?.status === "queued" || l.job?.status === "running";
-    const processing = l.status === "processing" || jobRunning;
+  if (deleteKey && !toDelete) throw new Response("Not found", { status: 404 });
+  const view = (l: Omit<(typeof page.rows)[number], "total">): LetterRow => {
+    // A finished job says nothing more than the letter's own status.
+    const job = l.job_status && l.job_status !== "completed" ? l.job_status : null;
+    const processing = l.medical_letter_status === "processing" || job === "queued" || job === "running";
     return {
-      key: l.key,
-      name: l.metadata.display_name ?? t("common:audio.recordingNumber", { n: numbers.get(l.metadata.source_key) }),
-      fileName: l.metadata.original_filename,
-      createdAt: l.erstelltAm,
-      versions: l.version,
-      status: l.status,
+      key: l.storage_key,
+      name: l.display_name ?? t("common:audio.recordingNumber", { n: l.number }),
+      fileName: l.original_filename,
+      createdAt: l.created_at.toISOString(),
+      versions: l.current_version,
+      status: l.medical_letter_status,
       processing,
-      errorKey: !processing && l.job?.status === "failed" ? l.job.error : null,
-      canRedo: Boolean(l.metadata.template_id) && !processing,
+      errorKey: !processing && job === "failed" ? l.job_error_key : null,
+      canRedo: Boolean(l.template_id) && !processing,
     };
   };
-  const url = new URL(request.url);
-  const page = paginate(letters, url);
   const rows = page.rows.map(view);
   const { pagination } = page;
-  const deleteKey = url.searchParams.get("delete");
-  const toDelete = deleteKey ? letters.find((l) => l.key === deleteKey) : undefined;
   const confirmDelete = toDelete ? view(toDelete) : undefined;
-  if (deleteKey && !confirmDelete) throw new Response("Not found", { status: 404 });
   await audit({ userId: user.id, action: "letter.list", entityType: "letter", outcome: "success", request });
   return {
     title: `${t("arztbriefe.title")} · Skribent`,

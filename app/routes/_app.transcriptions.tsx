@@ -5,9 +5,7 @@ import type { RouteHandle } from "~/components/page-scripts";
 import { quiet } from "~/components/ui/buttons";
 import { DataTable, SectionHeader } from "~/components/ui/section";
 import { formatDateTime, type Language } from "~/i18n";
-import { recordingNumbers } from "~/models/recording-number";
-import { listReadyRecordings } from "~/models/recording.server";
-import { listTranscribedRecordings } from "~/models/transcription.server";
+import { pageOfTranscripts } from "~/models/recording-list.server";
 import { audit } from "~/services/audit.server";
 import { getFixedTFor, getLanguage } from "~/services/i18n.server";
 import { requireUser } from "~/services/session.server";
@@ -20,7 +18,7 @@ import {
 } from "./_app.arztbriefe.$/letter-state.server";
 import { editorUrl } from "./_app.arztbriefe.$/paths";
 import { PaginationNav } from "~/components/ui/pagination-nav";
-import { paginate, withPage } from "~/services/pagination";
+import { loadPage, withPage } from "~/services/pagination";
 
 // SPEC §2 "Transcriptions section": recordings with a completed transcript, their letter status (SPEC §4) and
 // "Create letter". The viewer is the nested route below (a server-rendered modal). While a letter is being
@@ -42,40 +40,28 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const user = await requireUser(request);
   const language = await getLanguage(request);
   const t = await getFixedTFor(language, ["common", "recordings"]);
-  const [transcribed, all] = await Promise.all([
-    listTranscribedRecordings({ ownerId: user.id }),
-    listReadyRecordings({ ownerId: user.id }),
-  ]);
-  // Numbered among all recordings, as on the Audio page.
-  const numbers = recordingNumbers(all.map((r) => r.storage_key));
-  const recordings = new Map(all.map((r) => [r.storage_key, r]));
-  const { rows, pagination } = paginate(transcribed, new URL(request.url));
+  const { rows, pagination } = await loadPage(new URL(request.url), (at) =>
+    pageOfTranscripts({ ownerId: user.id, ...at }),
+  );
   const failures = await letterFailures(
     user.id,
-    rows.flatMap((r) => recordings.get(r.source_key) ?? []),
+    rows.map((r) => ({ id: r.recording_id, medical_letter_status: r.medical_letter_status })),
   );
   await audit({ userId: user.id, action: "transcript.list", entityType: "transcript", outcome: "success", request });
   return {
     title: `${t("transcriptions.title")} · Skribent`,
     language,
     pagination,
-    rows: rows.map((r) => {
-      const recording = recordings.get(r.source_key);
-      const letter = letterStatusOf(
-        { id: recording?.id ?? "", medical_letter_status: r.medical_letter_status },
-        failures,
-      );
-      return {
-        key: r.storage_key,
-        sourceKey: r.source_key,
-        name: r.display_name ?? t("common:audio.recordingNumber", { n: numbers.get(r.source_key) }),
-        fileName: r.original_filename,
-        createdAt: r.created_at.toISOString(),
-        letter,
-        letterKey: recording?.letter_key ?? null,
-        canCreateLetter: canCreateLetter(r.medical_letter_status),
-      };
-    }),
+    rows: rows.map((r) => ({
+      key: r.storage_key,
+      sourceKey: r.source_key,
+      name: r.display_name ?? t("common:audio.recordingNumber", { n: r.number }),
+      fileName: r.original_filename,
+      createdAt: r.created_at.toISOString(),
+      letter: letterStatusOf({ id: r.recording_id, medical_letter_status: r.medical_letter_status }, failures),
+      letterKey: r.letter_key,
+      canCreateLetter: canCreateLetter(r.medical_letter_status),
+    })),
   };
 }
 

@@ -1,5 +1,6 @@
 // Long lists are shown a page at a time (issue 9: a clinician with 1,000 recordings). A page is a plain link,
 // `?page=N`, so it works without JavaScript, survives a reload and can be bookmarked; the newest come first.
+// The database returns only the page's rows (models/recording-list.server.ts).
 
 export const LIST_PAGE_SIZE = 50;
 
@@ -12,21 +13,37 @@ export type Pagination = {
   last: number;
 };
 
-/** The page of `rows` that `url` asks for (`?page=N`); a page past the end shows the last one. */
-export function paginate<T>(rows: readonly T[], url: URL, size = LIST_PAGE_SIZE) {
-  const pages = Math.max(1, Math.ceil(rows.length / size));
+/** The page `url` asks for (`?page=N`); 1 when it names none or nonsense. */
+export function askedPage(url: URL) {
   const asked = Number.parseInt(url.searchParams.get("page") ?? "1", 10);
-  const page = Number.isFinite(asked) ? Math.min(Math.max(asked, 1), pages) : 1;
+  return Number.isFinite(asked) && asked > 1 ? asked : 1;
+}
+
+/**
+ * The page `url` asks for, loaded by `load` (a model's page query: the rows at `offset` and the list's total).
+ * A page past the end shows the last one — a second query, only for such addresses.
+ */
+export async function loadPage<T>(
+  url: URL,
+  load: (page: { offset: number; limit: number }) => Promise<{ rows: T[]; total: number }>,
+  size = LIST_PAGE_SIZE,
+) {
+  let page = askedPage(url);
+  let result = await load({ offset: (page - 1) * size, limit: size });
+  const pages = Math.max(1, Math.ceil(result.total / size));
+  if (page > pages) {
+    page = pages;
+    result = await load({ offset: (page - 1) * size, limit: size });
+  }
   const offset = (page - 1) * size;
-  const shown = rows.slice(offset, offset + size);
   const pagination: Pagination = {
     page,
     pages,
-    total: rows.length,
-    first: shown.length ? offset + 1 : 0,
-    last: offset + shown.length,
+    total: result.total,
+    first: result.rows.length ? offset + 1 : 0,
+    last: offset + result.rows.length,
   };
-  return { rows: shown, pagination };
+  return { rows: result.rows, pagination };
 }
 
 /** `href` on page `page` (page 1 is the address without a page). */

@@ -5,11 +5,11 @@ import { Dismissible } from "~/components/shell/dismissible";
 import type { RouteHandle } from "~/components/page-scripts";
 import { SectionHeader } from "~/components/ui/section";
 import { toTemplateLanguage } from "~/i18n";
-import { findRecordingByKey, listReadyRecordings } from "~/models/recording.server";
+import { findRecordingByKey } from "~/models/recording.server";
+import { findNumberedRecording, pageOfReadyRecordings } from "~/models/recording-list.server";
 import { listFailedJobReasons } from "~/models/transcription.server";
-import { recordingNumbers } from "~/models/recording-number";
 import { audit } from "~/services/audit.server";
-import { paginate, withPage } from "~/services/pagination";
+import { loadPage, withPage } from "~/services/pagination";
 import { getConfig } from "~/services/config.server";
 import { DomainError } from "~/services/domain-error.server";
 import { getFixedTFor, getLanguage } from "~/services/i18n.server";
@@ -51,12 +51,14 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const t = await getFixedTFor(language, ["common", "recordings", "transcriptions"]);
   const templateLanguage = toTemplateLanguage(language);
   const tab = url.searchParams.get("tab") === "record" ? ("record" as const) : ("upload" as const);
-  const [rows, templates, failures, live] = await Promise.all([
-    listReadyRecordings({ ownerId: user.id }),
+  const dialogKey = url.searchParams.get("play") ?? url.searchParams.get("edit") ?? url.searchParams.get("delete");
+  const [page, dialogRow, templates, live] = await Promise.all([
+    loadPage(url, (at) => pageOfReadyRecordings({ ownerId: user.id, ...at })),
+    dialogKey ? findNumberedRecording({ ownerId: user.id, key: dialogKey }) : undefined,
     listUserTemplates({ userId: user.id, language: templateLanguage }),
-    listFailedJobReasons({ ownerId: user.id }),
     tab === "record" ? findResumableLiveSession(user.id) : null,
   ]);
+  if (dialogKey && !dialogRow) throw new Response("Not found", { status: 404 });
   // Only what the widget shows of an unfinished live session (SPEC §4: offered to continue or save).
   const resume: LiveResume | null = live
     ? {
@@ -65,11 +67,16 @@ export async function loader({ request }: LoaderFunctionArgs) {
         transcript: live.transcript.map((s) => ({ speaker: s.speaker, text: s.text })),
       }
     : null;
-  const numbers = recordingNumbers(rows.map((r) => r.storage_key));
-  // Only the page's rows (and an open dialog's) are shown: the rest are not translated or formatted at all.
-  const view = (r: (typeof rows)[number]) => ({
+  // Why the shown failed transcriptions failed (the rest of the list is not read at all).
+  const failures = await listFailedJobReasons({
+    ownerId: user.id,
+    recordingIds: [...page.rows, ...(dialogRow ? [dialogRow] : [])]
+      .filter((r) => r.transcription_status === "failed")
+      .map((r) => r.id),
+  });
+  const view = (r: Omit<(typeof page.rows)[number], "total">) => ({
     key: r.storage_key,
-    name: r.display_name ?? t("audio.recordingNumber", { n: numbers.get(r.storage_key) }),
+    name: r.display_name ?? t("audio.recordingNumber", { n: r.number }),
     displayName: r.display_name,
     fileName: r.original_filename,
     createdAt: r.created_at.toISOString(),
@@ -86,13 +93,9 @@ export async function loader({ request }: LoaderFunctionArgs) {
         ? r.medical_letter_status
         : null,
   });
-  const page = paginate(rows, url);
   const shown = page.rows.map(view);
   const { pagination } = page;
-  const dialogKey = url.searchParams.get("play") ?? url.searchParams.get("edit") ?? url.searchParams.get("delete");
-  const dialogRow = dialogKey ? rows.find((r) => r.storage_key === dialogKey) : undefined;
   const selected = dialogRow ? view(dialogRow) : undefined;
-  if (dialogKey && !selected) throw new Response("Not found", { status: 404 });
   await audit({ userId: user.id, action: "recording.list", entityType: "recording", outcome: "success", request });
   if (url.searchParams.has("play"))
     await audit({
