@@ -2,6 +2,7 @@ import { ConfigError, getConfig, type Config } from "./config.server";
 import {
   migrateToLatest,
   openDatabase,
+  upkeepEmbeddedDatabase,
   pgliteDataDir,
   pgliteSocketDir,
   setDatabase,
@@ -39,6 +40,8 @@ async function start(): Promise<Running> {
   );
   setDatabase(database);
   await migrateToLatest(database.db);
+  // A data directory from an earlier version, a restore or a copy has no planner statistics yet (PGlite only).
+  await upkeepEmbeddedDatabase(database, { vacuum: false });
   setStorage(createStorage(config.storage));
 
   let stopProvider: (() => Promise<void>) | undefined;

@@ -3,6 +3,7 @@ import PgBoss from "pg-boss";
 import type pg from "pg";
 import { deleteExpiredSessions } from "~/models/session.server";
 import { getConfig } from "./config.server";
+import { getDatabase, upkeepEmbeddedDatabase } from "./db.server";
 import { deleteExpiredPendingPosts } from "./pending-post.server";
 import { pruneRateLimits } from "./rate-limit.server";
 import { deleteAudioPastRetention, deleteStaleUploads } from "./recording-removal.server";
@@ -20,6 +21,7 @@ export const queues = {
   expireSessions: "maintenance-expire-sessions",
   transcription: TRANSCRIPTION_QUEUE,
   transcriptionSweep: "maintenance-transcription-sweep",
+  databaseUpkeep: "maintenance-database-upkeep",
   letter: LETTER_QUEUE,
 } as const;
 
@@ -89,6 +91,12 @@ export async function startJobs(options: { pool: pg.Pool; work: boolean; schedul
     retryLimit: 0,
     expireInSeconds: 60,
   });
+  await boss.createQueue(queues.databaseUpkeep, {
+    name: queues.databaseUpkeep,
+    policy: "singleton",
+    retryLimit: 0,
+    expireInSeconds: 15 * 60,
+  });
   if (options.work) {
     await boss.work(queues.expireSessions, async () => {
       await runExpireSessions();
@@ -113,9 +121,14 @@ export async function startJobs(options: { pool: pg.Pool; work: boolean; schedul
       await sweepChats();
       await sweepAccountPurges();
     });
+    await boss.work(queues.databaseUpkeep, async () => {
+      await runDatabaseUpkeep();
+    });
     if (options.schedule !== false) {
       await boss.schedule(queues.expireSessions, "*/5 * * * *");
       await boss.schedule(queues.transcriptionSweep, "* * * * *");
+      // The embedded database's autovacuum (db.server.ts); PostgreSQL does its own, so nothing is scheduled there.
+      if (getDatabase().kind === "pglite") await boss.schedule(queues.databaseUpkeep, "23 * * * *");
     }
   }
   return {
@@ -124,6 +137,13 @@ export async function startJobs(options: { pool: pg.Pool; work: boolean; schedul
       await boss.stop({ graceful: true, wait: true, timeout: 10_000 });
     },
   } satisfies JobsHandle;
+}
+
+/** Statistics and dead rows of the embedded database, hourly (db.server.ts); null on PostgreSQL. */
+export async function runDatabaseUpkeep() {
+  const ms = await upkeepEmbeddedDatabase(getDatabase(), { vacuum: true });
+  if (ms !== null) console.log(`[db] upkeep: vacuum and analyze in ${ms} ms`);
+  return ms;
 }
 
 /** Removes expired sessions, stale kept forms, old rate-limit windows, abandoned uploads and audio past retention. */
