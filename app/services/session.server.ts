@@ -48,18 +48,25 @@ export async function startSession(args: { userId: string; idToken: string | nul
   return sessionCookie().serialize(id);
 }
 
-// The layout and the page loaders of one request each authorize first; the
-// session is looked up once per request object, not once per loader.
-const perRequest = new WeakMap<Request, Promise<SessionState>>();
+// The layout and the page loaders of one request each authorize first; the session is looked up once, not once per
+// loader. Remix hands every loader its own copy of the request, so a page read (GET/HEAD, where no action runs
+// between the lookups) shares the lookup in flight for the same cookies: the loaders start together, before the
+// first lookup has its answer. It is forgotten as soon as it has one, so a later request looks again.
+const inFlight = new Map<string, Promise<SessionState>>();
 
 export function readSession(request: Request, now?: Date): Promise<SessionState> {
   if (now) return lookUpSession(request, now);
-  let state = perRequest.get(request);
-  if (!state) {
-    // Every signed-in request reads its session first: with the database down that is where it stops, as a 503
-    // (the error page's "temporarily unavailable"), not as an unexpected error or a sign-in page.
-    state = lookUpSession(request, new Date()).catch(rethrowAsUnavailable);
-    perRequest.set(request, state);
+  const read = request.method === "GET" || request.method === "HEAD";
+  const key = read ? request.headers.get("Cookie") : null;
+  const shared = key === null ? undefined : inFlight.get(key);
+  if (shared) return shared;
+  // Every signed-in request reads its session first: with the database down that is where it stops, as a 503
+  // (the error page's "temporarily unavailable"), not as an unexpected error or a sign-in page.
+  const state = lookUpSession(request, new Date()).catch(rethrowAsUnavailable);
+  if (key !== null) {
+    inFlight.set(key, state);
+    const forget = () => inFlight.delete(key);
+    state.then(forget, forget);
   }
   return state;
 }
