@@ -1,6 +1,10 @@
+import type { Kysely, Transaction } from "kysely";
 import { getDb } from "~/services/db.server";
+import type { Database } from "./schema";
 
-// Recording queries, always scoped by the owner (STYLE.md §2).
+// Recording queries, always scoped by the owner (STYLE.md §2). Writes take an optional transaction.
+
+type Db = Kysely<Database> | Transaction<Database>;
 
 const fileColumns = [
   "id",
@@ -60,8 +64,9 @@ export async function insertUploadSlot(args: {
   languageCode: string;
   declaredType: string;
   multipart?: { uploadId: string; partSize: number; partCount: number; declaredSize: number };
+  db?: Db;
 }) {
-  return getDb()
+  return (args.db ?? getDb())
     .insertInto("recordings")
     .values({
       owner_id: args.ownerId,
@@ -100,8 +105,9 @@ export async function updateRecording(args: {
     multipart_part_size: null;
     multipart_part_count: null;
   }>;
+  db?: Db;
 }) {
-  await getDb()
+  await (args.db ?? getDb())
     .updateTable("recordings")
     .set({ ...args.set, updated_at: new Date() })
     .where("owner_id", "=", args.ownerId)
@@ -128,8 +134,9 @@ export async function addRecordingContext(args: {
   kind: "text" | "pdf" | "patient_record";
   text: string;
   sourceName?: string | null;
+  db?: Db;
 }) {
-  await getDb()
+  await (args.db ?? getDb())
     .insertInto("recording_context")
     .values({
       owner_id: args.ownerId,

@@ -5,6 +5,7 @@ import { addRecordingContext, insertUploadSlot, updateRecording } from "~/models
 import { checkAdditionalContext, sanitiseFileName } from "~/models/recording-rules";
 import type { TranscriptionMode } from "~/models/schema";
 import type { TemplateLanguage } from "~/models/template-rules";
+import { getDb } from "./db.server";
 import { DomainError } from "./domain-error.server";
 import { MAX_AUDIO_BYTES, tooLargeMessage, validateAudioFile } from "./media-probe.server";
 import { audioRejected, MAX_DURATION_SECONDS } from "./recordings.server";
@@ -71,29 +72,49 @@ export async function createRecordingFromUpload(args: {
   const contentType = result.sniffed === "mp3" ? "audio/mpeg" : "audio/wav";
   const key = makeStorageKey({ ownerId: args.userId, area: "audio", extension: `.${result.sniffed}` });
   await getStorage().putFile({ key, path: upload.path, contentType });
-  const { id } = await insertUploadSlot({
-    ownerId: args.userId,
-    key,
-    originalFilename: sanitiseFileName(upload.fileName),
-    languageCode: args.language,
-    declaredType: contentType,
-  });
-  await updateRecording({
-    ownerId: args.userId,
-    id,
-    set: {
-      upload_status: "ready",
-      template_id: args.templateId,
-      transcription_mode: args.mode,
-      size_bytes: upload.size,
-      duration_seconds: result.probe.durationSeconds,
-      audio_format: result.sniffed,
-    },
-  });
-  if (context.value)
-    await addRecordingContext({ ownerId: args.userId, recordingId: id, kind: "text", text: context.value });
-  for (const extra of args.extraContext ?? []) {
-    await addRecordingContext({ ownerId: args.userId, recordingId: id, ...extra });
+  // The row, its checks' results and its context are one write: a failure halfway (the database gone, a context
+  // refused) must not leave a ready recording whose letter would be written without the context it was given.
+  let id: string;
+  try {
+    id = await getDb()
+      .transaction()
+      .execute(async (db) => {
+        const slot = await insertUploadSlot({
+          ownerId: args.userId,
+          key,
+          originalFilename: sanitiseFileName(upload.fileName),
+          languageCode: args.language,
+          declaredType: contentType,
+          db,
+        });
+        await updateRecording({
+          ownerId: args.userId,
+          id: slot.id,
+          set: {
+            upload_status: "ready",
+            template_id: args.templateId,
+            transcription_mode: args.mode,
+            size_bytes: upload.size,
+            duration_seconds: result.probe.durationSeconds,
+            audio_format: result.sniffed,
+          },
+          db,
+        });
+        const contexts = [
+          ...(context.value ? [{ kind: "text" as const, text: context.value }] : []),
+          ...(args.extraContext ?? []),
+        ];
+        for (const extra of contexts)
+          await addRecordingContext({ ownerId: args.userId, recordingId: slot.id, ...extra, db });
+        return slot.id;
+      });
+  } catch (error) {
+    // Nothing half-stored: the object no row names goes too (if storage is down as well, the account's prefix
+    // sweep and the stale-upload sweep are the backstop).
+    await getStorage()
+      .delete(key)
+      .catch((cleanup: unknown) => console.warn("[upload] could not remove an unrecorded upload:", String(cleanup)));
+    throw error;
   }
   return { id, key };
 }

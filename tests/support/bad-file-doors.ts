@@ -49,8 +49,12 @@ export function formBody(file: { name: string; type: string }, fields: Record<st
 }
 
 /** The form's POST; `data` may be a stream (a sparse file of 70 MB is never read into memory). */
-export function formRequest(cookie: string, file: BadFile | (Omit<BadFile, "bytes"> & { stream: Readable })) {
-  const { head, tail } = formBody(file, { language: "de-DE", mode: "transcript" });
+export function formRequest(
+  cookie: string,
+  file: BadFile | (Omit<BadFile, "bytes"> & { stream: Readable }),
+  fields: Record<string, string> = { language: "de-DE", mode: "transcript" },
+) {
+  const { head, tail } = formBody(file, fields);
   const body =
     "bytes" in file
       ? Buffer.concat([head, file.bytes, tail])
