@@ -9,7 +9,7 @@ import { isLanguage, fallbackLanguage } from "~/i18n";
 import { boot } from "~/services/boot.server";
 import { getConfig } from "~/services/config.server";
 import { createI18n, remixI18next } from "~/services/i18n.server";
-import { audit } from "~/services/audit.server";
+import { audit, CLIENT_ADDRESS_HEADER } from "~/services/audit.server";
 import { applySecurityHeaders, createNonce, isCrossSiteWrite } from "~/services/security.server";
 
 // Boot before the first request: an invalid configuration stops the process
@@ -39,6 +39,14 @@ export async function refuseBeforeRouting(request: Request): Promise<Response | 
   if (request.headers.has("Authorization") || !isCrossSiteWrite(request, appUrl)) return null;
   await audit({ userId: null, action: "csrf.rejected", outcome: "denied", request });
   return refuse(403, "Cross-site request refused");
+}
+
+/**
+ * What the Express layer (server-app.mjs) takes from the app's validated configuration: which proxies Express may
+ * believe about the client's address (TRUST_PROXY), and the header in which it hands that address to the app.
+ */
+export function serverOptions() {
+  return { trustProxy: getConfig().trustProxy, clientAddressHeader: CLIENT_ADDRESS_HEADER };
 }
 
 const ABORT_DELAY = 5_000;
