@@ -6,10 +6,6 @@ import compression from "compression";
 import express from "express";
 import morgan from "morgan";
 
-function noCache(res) {
-  res.setHeader("Cache-Control", "no-cache");
-}
-
 /**
  * `build`: the Remix server build (its entry module exports serverOptions, refuseBeforeRouting, handleLiveUpgrade).
  * Returns the Express app and the handler for the HTTP server's `upgrade` event.
@@ -17,7 +13,7 @@ function noCache(res) {
  */
 export function createServerApp({ build, mode = process.env.NODE_ENV, instanceName, publicDir = "public" }) {
   const entry = build.entry.module;
-  const { trustProxy, clientAddressHeader } = entry.serverOptions();
+  const { trustProxy, clientAddressHeader, securityHeaders } = entry.serverOptions();
   const addressHeader = clientAddressHeader.toLowerCase();
   const app = express();
   app.disable("x-powered-by");
@@ -33,6 +29,17 @@ export function createServerApp({ build, mode = process.env.NODE_ENV, instanceNa
   };
   app.use((req, _res, next) => {
     handOver(req, req.ip);
+    next();
+  });
+
+  // Every answer carries the app's security headers (ASVS 3.4): pages and API answers set theirs in the app and keep
+  // them; static files, which never reach Remix, and resource routes that set none get them as they are written.
+  app.use((_req, res, next) => {
+    const writeHead = res.writeHead;
+    res.writeHead = function (...args) {
+      for (const [name, value] of securityHeaders) if (!this.hasHeader(name)) this.setHeader(name, value);
+      return writeHead.apply(this, args);
+    };
     next();
   });
 
@@ -54,6 +61,7 @@ export function createServerApp({ build, mode = process.env.NODE_ENV, instanceNa
   app.use(build.publicPath, express.static(build.assetsBuildDirectory, { immutable: true, maxAge: "1y" }));
   // The live client (public/live) must match the server it talks to: after a deploy a cached copy would speak to
   // the new server for up to an hour, so the browser asks again each time (a 304 when nothing changed).
+  const noCache = (res) => res.setHeader("Cache-Control", "no-cache");
   app.use("/live", express.static(`${publicDir}/live`, { cacheControl: false, setHeaders: noCache }));
   app.use(express.static(publicDir, { maxAge: "1h" }));
   // One line per request, as remix-serve wrote ("tiny") — except the live door's audio and event streams, a few a

@@ -43,10 +43,17 @@ export async function refuseBeforeRouting(request: Request): Promise<Response | 
 
 /**
  * What the Express layer (server-app.mjs) takes from the app's validated configuration: which proxies Express may
- * believe about the client's address (TRUST_PROXY), and the header in which it hands that address to the app.
+ * believe about the client's address (TRUST_PROXY), the header in which it hands that address to the app, and the
+ * security headers of every answer that sets none itself — the static files, which never reach Remix, and resource
+ * routes: the rules of an API answer (nosniff, Referrer-Policy, no framing, HSTS under an https APP_URL).
  */
 export function serverOptions() {
-  return { trustProxy: getConfig().trustProxy, clientAddressHeader: CLIENT_ADDRESS_HEADER };
+  const { appUrl, trustProxy } = getConfig();
+  return {
+    trustProxy,
+    clientAddressHeader: CLIENT_ADDRESS_HEADER,
+    securityHeaders: [...applySecurityHeaders(new Headers(), { appUrl })],
+  };
 }
 
 const ABORT_DELAY = 5_000;

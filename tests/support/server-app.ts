@@ -7,8 +7,11 @@ import { sourceBuild } from "./remix-document";
 // files: what an operator's proxy or a browser meets first — static files, the client address, the checks before
 // Remix, the live door's upgrade. It reads the configuration the test installed when it starts.
 
-export async function startServerApp(options: { publicDir?: string } = {}) {
-  const { app, upgrade } = createServerApp({ build: await sourceBuild(), mode: "production", ...options });
+export async function startServerApp(options: { publicDir?: string; assetsBuildDirectory?: string } = {}) {
+  const { assetsBuildDirectory, publicDir } = options;
+  const source = await sourceBuild();
+  const build = assetsBuildDirectory ? { ...source, assetsBuildDirectory } : source;
+  const { app, upgrade } = createServerApp({ build, mode: "production", publicDir });
   const server = http.createServer(app);
   server.on("upgrade", (req, socket, head) => void upgrade(req, socket, head));
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
