@@ -5,10 +5,9 @@ import { isbot } from "isbot";
 import { renderToPipeableStream } from "react-dom/server";
 import { I18nextProvider } from "react-i18next";
 import { NonceProvider } from "~/components/nonce";
-import { isLanguage, fallbackLanguage } from "~/i18n";
 import { boot } from "~/services/boot.server";
 import { getConfig } from "~/services/config.server";
-import { createI18n, remixI18next } from "~/services/i18n.server";
+import { createI18n, getLanguage } from "~/services/i18n.server";
 import { audit, CLIENT_ADDRESS_HEADER } from "~/services/audit.server";
 import { applySecurityHeaders, createNonce, isCrossSiteWrite } from "~/services/security.server";
 
@@ -66,9 +65,7 @@ export default async function handleRequest(
 ) {
   const config = getConfig();
   const nonce = createNonce();
-  const detected = await remixI18next.getLocale(request);
-  const language = isLanguage(detected) ? detected : fallbackLanguage;
-  const i18n = await createI18n(language);
+  const i18n = await createI18n(await getLanguage(request));
   applySecurityHeaders(responseHeaders, {
     appUrl: config.appUrl,
     nonce,
