@@ -5,11 +5,10 @@ import { isbot } from "isbot";
 import { renderToPipeableStream } from "react-dom/server";
 import { I18nextProvider } from "react-i18next";
 import { NonceProvider } from "~/components/nonce";
-import { isLanguage, fallbackLanguage } from "~/i18n";
 import { boot } from "~/services/boot.server";
 import { getConfig } from "~/services/config.server";
-import { createI18n, remixI18next } from "~/services/i18n.server";
-import { audit } from "~/services/audit.server";
+import { createI18n, getLanguage } from "~/services/i18n.server";
+import { audit, CLIENT_ADDRESS_HEADER } from "~/services/audit.server";
 import { applySecurityHeaders, createNonce, isCrossSiteWrite } from "~/services/security.server";
 
 // Boot before the first request: an invalid configuration stops the process
@@ -41,6 +40,21 @@ export async function refuseBeforeRouting(request: Request): Promise<Response | 
   return refuse(403, "Cross-site request refused");
 }
 
+/**
+ * What the Express layer (server-app.mjs) takes from the app's validated configuration: which proxies Express may
+ * believe about the client's address (TRUST_PROXY), the header in which it hands that address to the app, and the
+ * security headers of every answer that sets none itself — the static files, which never reach Remix, and resource
+ * routes: the rules of an API answer (nosniff, Referrer-Policy, no framing, HSTS under an https APP_URL).
+ */
+export function serverOptions() {
+  const { appUrl, trustProxy } = getConfig();
+  return {
+    trustProxy,
+    clientAddressHeader: CLIENT_ADDRESS_HEADER,
+    securityHeaders: [...applySecurityHeaders(new Headers(), { appUrl })],
+  };
+}
+
 const ABORT_DELAY = 5_000;
 
 export default async function handleRequest(
@@ -51,9 +65,7 @@ export default async function handleRequest(
 ) {
   const config = getConfig();
   const nonce = createNonce();
-  const detected = await remixI18next.getLocale(request);
-  const language = isLanguage(detected) ? detected : fallbackLanguage;
-  const i18n = await createI18n(language);
+  const i18n = await createI18n(await getLanguage(request));
   applySecurityHeaders(responseHeaders, {
     appUrl: config.appUrl,
     nonce,

@@ -117,7 +117,7 @@ describe("the log hygiene scan", () => {
 
   it("knows the app's own names: the session cookie, and the words of its templates and help", () => {
     const session = fs.readFileSync(path.resolve("app/services/session.server.ts"), "utf8");
-    expect(session).toContain(`createCookie("${SESSION_COOKIE}"`);
+    expect(session).toContain(`siteCookie("${SESSION_COOKIE}"`);
     const texts = ["app/data", "public/locales"]
       .flatMap((dir) =>
         fs.readdirSync(path.resolve(dir), { recursive: true, encoding: "utf8" }).map((f) => path.join(dir, f)),

@@ -164,6 +164,9 @@ function sharedEnv({ database, cookieSecret, clientSecret, s3, fakes }) {
     LLM_OPENAI_URL: fakes.llm.url,
     LLM_OPENAI_API_KEY: "test-key",
     WORKER_IN_PROCESS: "false",
+    // nginx (on this machine) replaces X-Forwarded-For with its client's address: the instances believe it from
+    // loopback only, so a client that reached an instance past nginx could not name its own address.
+    TRUST_PROXY: "loopback",
   };
 }
 
@@ -192,7 +195,8 @@ async function startInstance(name) {
 }
 
 // ---------------------------------------------------------------------------------------------------------
-// nginx: round-robin over A and B, WebSocket upgrade for the live door, 70 MB bodies streamed, forwarding headers.
+// nginx: round-robin over A and B, WebSocket upgrade for the live door, 70 MB bodies streamed, forwarding headers
+// (X-Forwarded-For overwritten, not appended to: the instances' TRUST_PROXY=loopback takes it as the client).
 
 function nginxConfig(dir) {
   const proxied = `

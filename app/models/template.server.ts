@@ -1,6 +1,6 @@
-import { sql } from "kysely";
+import { sql, type Kysely, type Transaction } from "kysely";
 import { getDb } from "~/services/db.server";
-import type { StoredElement } from "./schema";
+import type { Database, StoredElement } from "./schema";
 import type { TemplateLanguage } from "./template-rules";
 
 // Per-user template data, always scoped by the owner (STYLE.md §2).
@@ -122,16 +122,32 @@ export async function customTemplateNameTaken(args: {
   return (await query.select("template_id").executeTakeFirst()) !== undefined;
 }
 
-export async function insertCustomTemplate(args: {
-  ownerId: string;
-  templateId: string;
-  language: TemplateLanguage;
-  name: string;
-  description: string;
-  elements: StoredElement[];
-  prompt: string;
-}) {
-  await getDb()
+export async function countCustomTemplates(
+  db: Kysely<Database> | Transaction<Database>,
+  args: { ownerId: string; language: TemplateLanguage },
+) {
+  const row = await db
+    .selectFrom("custom_templates")
+    .where("owner_id", "=", args.ownerId)
+    .where("language_code", "=", args.language)
+    .select(sql<number>`count(*)::int`.as("count"))
+    .executeTakeFirstOrThrow();
+  return row.count;
+}
+
+export async function insertCustomTemplate(
+  db: Kysely<Database> | Transaction<Database>,
+  args: {
+    ownerId: string;
+    templateId: string;
+    language: TemplateLanguage;
+    name: string;
+    description: string;
+    elements: StoredElement[];
+    prompt: string;
+  },
+) {
+  await db
     .insertInto("custom_templates")
     .values({
       owner_id: args.ownerId,

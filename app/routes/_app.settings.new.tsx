@@ -6,19 +6,20 @@ import { useTranslation } from "react-i18next";
 import { Modal } from "~/components/ui/modal";
 import { customTemplateInputSchema } from "~/models/template-rules";
 import { audit } from "~/services/audit.server";
-import { createCustomTemplate } from "~/services/custom-templates.server";
-import { DomainError } from "~/services/domain-error.server";
+import { createCustomTemplate, customTemplatesAtLimit, MAX_CUSTOM_TEMPLATES } from "~/services/custom-templates.server";
+import { DomainError, statusFor } from "~/services/domain-error.server";
 import { setToast } from "~/services/toast.server";
 import { meterCall } from "~/services/usage.server";
 import { requireUserTemplatesEnabled } from "~/routes/_app.settings/context.server";
 import { settingsUrl } from "~/routes/_app.settings/urls";
 import { StructureFields, type StructureFormSchema } from "~/routes/_app.settings/editor";
 
-// "Create New Template": an unsaved template until the server accepts it.
+// "Create New Template": an unsaved template until the server accepts it. At the cap on custom templates
+// (MAX_CUSTOM_TEMPLATES per language) the dialog says so instead of offering a form; the action refuses regardless.
 
 export async function loader({ request }: LoaderFunctionArgs) {
-  const { language } = await requireUserTemplatesEnabled(request);
-  return { language };
+  const { user, language } = await requireUserTemplatesEnabled(request);
+  return { language, max: MAX_CUSTOM_TEMPLATES, atLimit: await customTemplatesAtLimit({ userId: user.id, language }) };
 }
 
 export async function action({ request }: ActionFunctionArgs) {
@@ -36,6 +37,10 @@ export async function action({ request }: ActionFunctionArgs) {
     if (error instanceof DomainError && error.kind === "invalid") {
       return json({ result: submission.reply({ fieldErrors: { name: [error.message] } }) }, { status: 400 });
     }
+    // The cap: the whole form is refused, its content kept in the dialog.
+    if (error instanceof DomainError && error.kind === "conflict") {
+      return json({ result: submission.reply({ formErrors: [error.message] }) }, { status: statusFor(error.kind) });
+    }
     throw error;
   }
   await audit({
@@ -52,7 +57,7 @@ export async function action({ request }: ActionFunctionArgs) {
 }
 
 export default function NewTemplate() {
-  const { language } = useLoaderData<typeof loader>();
+  const { language, max, atLimit } = useLoaderData<typeof loader>();
   const actionData = useActionData<typeof action>();
   const { t } = useTranslation("templates");
   const [form, fields] = useForm({
@@ -64,6 +69,20 @@ export default function NewTemplate() {
     shouldRevalidate: "onInput",
   });
   const back = settingsUrl(language);
+  if (atLimit && !actionData) {
+    return (
+      <Modal title={t("newTemplate.title")} closeTo={back} closeLabel={t("newTemplate.cancel")}>
+        <p className="mb-4 text-sm text-slate-700" data-template-limit>
+          {t("errors.templateLimit", { max })}
+        </p>
+        <div className="flex justify-end">
+          <a href={back} className="rounded-md px-4 py-2 text-sm text-slate-700 hover:bg-slate-100">
+            {t("newTemplate.cancel")}
+          </a>
+        </div>
+      </Modal>
+    );
+  }
   return (
     <Modal title={t("newTemplate.title")} closeTo={back} closeLabel={t("newTemplate.cancel")} wide>
       <p className="mb-4">
@@ -79,6 +98,11 @@ export default function NewTemplate() {
         data-structure-editor
         data-char-message={t("errors.characterNotAllowed")}
       >
+        {form.errors?.length ? (
+          <p id={form.errorId} className="text-sm text-red-700" role="alert">
+            {form.errors.map((e) => t(e, { max })).join(" ")}
+          </p>
+        ) : null}
         <label className="block text-sm font-medium text-slate-700">
           {t("newTemplate.name")}
           <input

@@ -4,11 +4,10 @@ import { useTranslation } from "react-i18next";
 import { AuthCard, primaryButton, Spinner } from "~/components/ui/auth-card";
 import { upsertUserByIdentity } from "~/models/user.server";
 import { audit } from "~/services/audit.server";
-import { clearStateCookies, getAuthenticator, isEmailVerificationError } from "~/services/auth.server";
+import { clearStateCookies, getAuthenticator, isEmailVerificationError, returnToCookie } from "~/services/auth.server";
 import { getFixedTFor, getLanguage } from "~/services/i18n.server";
 import { safeRedirect } from "~/services/security.server";
 import { endSession, startSession } from "~/services/session.server";
-import { returnToCookie } from "./auth.start";
 
 // The provider returns here. The code is exchanged and the ID token verified on
 // the server; the browser receives only the session cookie. SPEC §2 "Preparing
@@ -62,9 +61,9 @@ export async function loader({ request }: LoaderFunctionArgs) {
     await audit({ userId: previous.userId, action: "auth.signout", outcome: "success", request });
   }
 
-  const redirectTo = safeRedirect(await returnToCookie.parse(request.headers.get("Cookie")));
+  const redirectTo = safeRedirect(await returnToCookie().parse(request.headers.get("Cookie")));
   const t = await getFixedTFor(await getLanguage(request));
-  const headers = cookieHeaders([...cleanup, setCookie, await returnToCookie.serialize("", { maxAge: 0 })]);
+  const headers = cookieHeaders([...cleanup, setCookie, await returnToCookie().serialize("", { maxAge: 0 })]);
   return json({ title: t("loading.preparing"), redirectTo }, { headers });
 }
 

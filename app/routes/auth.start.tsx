@@ -1,6 +1,6 @@
-import { createCookie, type LoaderFunctionArgs } from "@remix-run/node";
+import type { LoaderFunctionArgs } from "@remix-run/node";
 import { audit, clientAddress } from "~/services/audit.server";
-import { getAuthenticator } from "~/services/auth.server";
+import { getAuthenticator, returnToCookie } from "~/services/auth.server";
 import { getConfig } from "~/services/config.server";
 import { getFixedTFor, getLanguage } from "~/services/i18n.server";
 import { hitRateLimit } from "~/services/rate-limit.server";
@@ -9,13 +9,6 @@ import { safeRedirect } from "~/services/security.server";
 // Starts the authorization code + PKCE flow (remix-auth-oauth2 stores state and
 // verifier in a short-lived cookie); where to return afterwards rides along in
 // another short-lived cookie, checked again on the way back.
-
-export const returnToCookie = createCookie("skribent_return", {
-  httpOnly: true,
-  sameSite: "lax",
-  path: "/",
-  maxAge: 600,
-});
 
 export async function loader({ request }: LoaderFunctionArgs) {
   const config = getConfig();
@@ -42,7 +35,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
       const location = new URL(thrown.headers.get("Location") ?? "", config.oidc.issuer);
       location.searchParams.set("ui_locales", await getLanguage(request));
       thrown.headers.set("Location", location.toString());
-      thrown.headers.append("Set-Cookie", await returnToCookie.serialize(redirectTo, { secure: config.secureCookies }));
+      thrown.headers.append("Set-Cookie", await returnToCookie().serialize(redirectTo));
       throw thrown;
     }
     throw thrown;

@@ -19,7 +19,7 @@ export async function action({ request }: ActionFunctionArgs) {
   const redirectTo = safeRedirect(form.get("redirectTo"));
   if (!isLanguage(language)) throw redirect(redirectTo);
   const headers = new Headers();
-  headers.append("Set-Cookie", await languageCookie.serialize(language, { secure: getConfig().secureCookies }));
+  headers.append("Set-Cookie", await languageCookie().serialize(language));
   headers.append("Set-Cookie", await setToast({ type: "info", key: `notice.transcriptionLanguage_${language}` }));
   throw redirect(redirectTo, { headers });
 }

@@ -29,8 +29,13 @@ export async function audit(entry: AuditEntry) {
     .execute();
 }
 
+/**
+ * The header in which server.mjs (server-app.mjs) hands every request the client's address: the socket's, or what
+ * the proxies TRUST_PROXY names put in X-Forwarded-For. It always overwrites what the client sent under this name.
+ */
+export const CLIENT_ADDRESS_HEADER = "X-Skribent-Client-Address";
+
+/** For the audit trail and the sign-in start limit; X-Forwarded-For itself is never read (ASVS 4.1.3, 15.3.4). */
 export function clientAddress(request: Request) {
-  // Only meaningful behind a trusted proxy; kept for forensics, never for decisions.
-  const forwarded = request.headers.get("X-Forwarded-For");
-  return forwarded ? forwarded.split(",")[0].trim() : null;
+  return request.headers.get(CLIENT_ADDRESS_HEADER) || null;
 }

@@ -4,6 +4,7 @@ import { createRemoteJWKSet, jwtVerify, type JWTPayload } from "jose";
 import { Authenticator } from "remix-auth";
 import { OAuth2Strategy } from "remix-auth-oauth2";
 import { getConfig } from "./config.server";
+import { cookieName, siteCookie } from "./cookies.server";
 import { emailDomainOf, orgClaimOf } from "./organisation.server";
 
 // OpenID Connect authorization code + PKCE through remix-auth-oauth2 (ADR 0003).
@@ -13,6 +14,14 @@ import { emailDomainOf, orgClaimOf } from "./organisation.server";
 export const HTTP_TIMEOUT_MS = 10_000; // SPEC §7: HTTP time-out 10 s
 export const CLOCK_LEEWAY_SECONDS = 60; // SPEC §7: token leeway 60 s
 export const STATE_COOKIE = "skribent_oauth";
+
+/**
+ * Where to return after sign-in rides along in a short-lived cookie of its own (set by /auth/start, read and
+ * cleared by /auth/callback, checked again on the way back).
+ */
+export function returnToCookie() {
+  return siteCookie("skribent_return", { httpOnly: true, sameSite: "lax", maxAge: 600 });
+}
 
 export type Identity = {
   issuer: string;
@@ -185,8 +194,9 @@ export async function getAuthenticator() {
         redirectURI: callbackUrl(),
         scopes: ["openid", "profile", "email"],
         audience: oidc.audience,
+        // The state cookies follow the app's naming (`__Host-` when Secure, cookies.server.ts): host-only, Path=/.
         cookie: {
-          name: STATE_COOKIE,
+          name: cookieName(STATE_COOKIE),
           httpOnly: true,
           sameSite: "Lax",
           ...(secureCookies ? { secure: true as const } : {}),
@@ -201,14 +211,18 @@ export async function getAuthenticator() {
   return instance;
 }
 
-/** remix-auth-oauth2 leaves its `<name>:<uuid>` state cookies behind (STACK-NOTES pitfall 7). */
+/**
+ * remix-auth-oauth2 leaves its `<name>:<uuid>` state cookies behind (STACK-NOTES pitfall 7). A `__Host-` cookie is
+ * only replaced by a Set-Cookie that is Secure too: without it the browser would ignore the deletion.
+ */
 export function clearStateCookies(request: Request): string[] {
   const header = request.headers.get("Cookie") ?? "";
+  const secure = getConfig().secureCookies ? "; Secure" : "";
   return header
     .split(";")
     .map((part) => part.trim().split("=")[0])
-    .filter((name) => name.startsWith(STATE_COOKIE))
-    .map((name) => `${name}=; Path=/; Max-Age=0; HttpOnly; SameSite=Lax`);
+    .filter((name) => name.startsWith(cookieName(STATE_COOKIE)))
+    .map((name) => `${name}=; Path=/; Max-Age=0; HttpOnly; SameSite=Lax${secure}`);
 }
 
 /** Verifies a bearer access token from the configured provider (issuer, audience, expiry). */

@@ -65,6 +65,26 @@ describe("configuration", () => {
     expect(buildConfig(parseEnv(direct)).speech.live).toEqual({ engine: "speechmatics", mode: "direct" });
   });
 
+  it("believes no proxy unless TRUST_PROXY names it, and refuses what Express would misread", () => {
+    const trust = (value?: string) => parseEnv(value === undefined ? {} : { TRUST_PROXY: value }).TRUST_PROXY;
+    expect(trust()).toBe(false);
+    expect(trust("false")).toBe(false);
+    expect(trust("2")).toBe(2);
+    expect(trust(" loopback , 10.0.0.0/8,, 2001:db8::/32 ")).toBe("loopback,10.0.0.0/8,2001:db8::/32");
+    const problem = (value: string) => {
+      try {
+        parseEnv({ TRUST_PROXY: value });
+      } catch (error) {
+        return (error as ConfigError).problems.join("\n");
+      }
+      throw new Error("expected a ConfigError");
+    };
+    // true would take the leftmost X-Forwarded-For entry, which any client writes.
+    expect(problem("true")).toMatch(/^TRUST_PROXY: true would let every client name its own address; expected false/);
+    expect(problem("10.0.0.0/8, proxy.internal")).toMatch(/^TRUST_PROXY: invalid IP address: proxy.internal; expected/);
+    expect(problem("10.0.0.0/33")).toMatch(/^TRUST_PROXY: invalid range on address: 10.0.0.0\/33; expected/);
+  });
+
   it("lets only the allowlist reach the browser", () => {
     const config = buildConfig(
       parseEnv({

@@ -3,6 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import { engineIssues, llmConfig, speechConfig } from "./config-engines.server";
+import { trustProxySetting } from "./config-proxy.server";
 import { workspaceConfig, workspaceEnvShape } from "./config-workspace.server";
 
 // Configuration is read once, at boot, and validated with zod (STYLE.md §10).
@@ -79,6 +80,7 @@ const schema = z
 
     WORKER_IN_PROCESS: bool.default("true"),
     RATE_LIMIT_SIGNIN_PER_MINUTE: z.coerce.number().int().min(1).default(20),
+    TRUST_PROXY: trustProxySetting,
 
     SPEECH_ENGINE: z.enum(["local", "speechmatics", "openai"]).default("local"),
     SPEECHMATICS_API_KEY: z.string().min(1).optional(),
@@ -257,6 +259,7 @@ export function buildConfig(env: Env) {
     speech: speechConfig(env),
     llm: llmConfig(env),
     workerInProcess: env.WORKER_IN_PROCESS,
+    trustProxy: env.TRUST_PROXY,
     rateLimits: {
       signInPerMinute: env.RATE_LIMIT_SIGNIN_PER_MINUTE,
       patientRecordsPerHour: env.RATE_LIMIT_PATIENT_RECORDS_PER_HOUR,

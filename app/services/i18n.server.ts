@@ -1,20 +1,17 @@
 import fs from "node:fs";
 import path from "node:path";
-import { createCookie } from "@remix-run/node";
 import { createInstance, type i18n as I18n, type Resource } from "i18next";
-import { RemixI18Next } from "remix-i18next/server";
 import { fallbackLanguage, i18nOptions, isLanguage, supportedLanguages, type Language } from "~/i18n";
+import { siteCookie } from "./cookies.server";
 
 // Server-first i18n (STYLE.md §12). Translations live in public/locales/{lng}/{ns}.json;
 // the server reads them once. Pages without an island ship no JavaScript, so the
 // client needs no bundle of every language.
 
-export const languageCookie = createCookie("skribent_lng", {
-  path: "/",
-  sameSite: "lax",
-  httpOnly: true,
-  maxAge: 60 * 60 * 24 * 365,
-});
+/** The user's explicit choice of interface language; nothing else decides it, the default is German (SPEC §3). */
+export function languageCookie() {
+  return siteCookie("skribent_lng", { sameSite: "lax", httpOnly: true, maxAge: 60 * 60 * 24 * 365 });
+}
 
 let resources: Resource | undefined;
 
@@ -35,20 +32,9 @@ export function loadResources(): Resource {
   return loaded;
 }
 
-export const remixI18next = new RemixI18Next({
-  detection: {
-    supportedLanguages: [...supportedLanguages],
-    fallbackLanguage,
-    cookie: languageCookie,
-    // The user's explicit choice only: the default is German (SPEC §3).
-    order: ["cookie"],
-  },
-  i18next: { ...i18nOptions, resources: loadResources() },
-});
-
 export async function getLanguage(request: Request): Promise<Language> {
-  const locale = await remixI18next.getLocale(request);
-  return isLanguage(locale) ? locale : fallbackLanguage;
+  const chosen: unknown = await languageCookie().parse(request.headers.get("Cookie"));
+  return isLanguage(chosen) ? chosen : fallbackLanguage;
 }
 
 export async function getT(request: Request, ns: string | string[] = "common") {

@@ -1,8 +1,9 @@
 import { createHash, randomBytes } from "node:crypto";
-import { createCookie, redirect } from "@remix-run/node";
+import { redirect } from "@remix-run/node";
 import { deleteSession, findSession, insertSession, touchSession } from "~/models/session.server";
 import { audit } from "./audit.server";
 import { getConfig } from "./config.server";
+import { siteCookie } from "./cookies.server";
 import { keepPendingPost } from "./pending-post.server";
 import { isCrossSiteWrite } from "./security.server";
 import { rethrowAsUnavailable } from "./unavailable.server";
@@ -15,11 +16,9 @@ const TOUCH_INTERVAL_MS = 60_000;
 
 function sessionCookie() {
   const config = getConfig();
-  return createCookie("skribent_sid", {
+  return siteCookie("skribent_sid", {
     httpOnly: true,
     sameSite: "lax",
-    secure: config.secureCookies,
-    path: "/",
     secrets: [config.cookieSecret],
     maxAge: Math.floor(config.session.absoluteMs / 1000),
   });

@@ -1,6 +1,6 @@
-import { createCookie } from "@remix-run/node";
 import { z } from "zod";
 import { getConfig } from "./config.server";
+import { siteCookie } from "./cookies.server";
 
 // One-time messages across a redirect (SPEC §8 "Presentation"), so that banners
 // and toasts work without JavaScript. The cookie carries an i18n key, never text.
@@ -70,11 +70,9 @@ const toastSchema = z.object({
 export type Toast = z.infer<typeof toastSchema>;
 
 function toastCookie() {
-  return createCookie("skribent_toast", {
+  return siteCookie("skribent_toast", {
     httpOnly: true,
     sameSite: "lax",
-    secure: getConfig().secureCookies,
-    path: "/",
     secrets: [getConfig().cookieSecret],
     maxAge: 60,
   });

@@ -31,7 +31,7 @@ type Fields = Record<string, string | string[]>;
 
 let english = "";
 beforeAll(async () => {
-  english = (await languageCookie.serialize("en")).split(";")[0]!;
+  english = (await languageCookie().serialize("en")).split(";")[0]!;
 });
 
 // The routes as Remix nests them under the workspace (the layout itself adds only the shell and the toast).

@@ -1,22 +1,21 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi, type MockInstance } from "vitest";
 import { loader as workspaceLoader } from "~/routes/_app";
-import { loader as callbackLoader } from "~/routes/auth.callback";
-import { loader as startLoader } from "~/routes/auth.start";
 import { loader as loginLoader } from "~/routes/login";
 import { action as logoutAction } from "~/routes/logout";
 import { resetOidcCaches } from "~/services/auth.server";
-import { buildConfig, getConfig, parseEnv, setConfig, type Config } from "~/services/config.server";
+import { getConfig, setConfig, type Config } from "~/services/config.server";
 import { getDb } from "~/services/db.server";
 import { getFixedTFor } from "~/services/i18n.server";
 import { readSession } from "~/services/session.server";
 import { startFakeOidcProvider, type FakeOidcProvider, type IdTokenFault } from "../support/fake-oidc-provider";
+import { appRequest, callback, goToProvider, newBrowser, type Browser } from "../support/sign-in-browser";
 import { callRoute, setupTestApp, TEST_CLIENT } from "../setup/app";
 
 // The callback turns a provider's answer into a session. Every answer that was forged, replayed or meant for
 // another sign-in must end on the sign-in page with a message, without a session row and without a session
 // cookie. The provider is a loopback fake (tests/support/fake-oidc-provider.ts) that can make its ID token lie.
+// The same sign-in under an https APP_URL, with its `__Host-` cookies: cookies-host-prefix.test.ts.
 
-const HTTPS_APP_URL = "https://skribent.example";
 setupTestApp({ env: { RATE_LIMIT_SIGNIN_PER_MINUTE: "1000" } });
 let provider: FakeOidcProvider;
 let httpConfig: Config;
@@ -25,7 +24,7 @@ let warn: MockInstance<typeof console.warn>;
 beforeAll(async () => {
   provider = await startFakeOidcProvider({
     ...TEST_CLIENT,
-    redirectUris: [TEST_CLIENT.redirectUri, `${HTTPS_APP_URL}/auth/callback`],
+    redirectUris: [TEST_CLIENT.redirectUri],
   });
   httpConfig = { ...getConfig(), oidc: { ...getConfig().oidc, issuer: provider.issuer } };
   setConfig(httpConfig);
@@ -41,49 +40,6 @@ beforeEach(() => {
   warn = vi.spyOn(console, "warn").mockImplementation(() => {});
 });
 afterEach(() => warn.mockRestore());
-
-/** A browser: keeps the app's cookies, drops those the app expires. */
-function newBrowser() {
-  const jar = new Map<string, string>();
-  return {
-    get cookie() {
-      return [...jar].map(([name, value]) => `${name}=${value}`).join("; ");
-    },
-    keep(response: Response) {
-      for (const setCookie of response.headers.getSetCookie()) {
-        const [pair] = setCookie.split(";");
-        const name = pair.slice(0, pair.indexOf("="));
-        if (/max-age=0/i.test(setCookie)) jar.delete(name);
-        else jar.set(name, pair.slice(name.length + 1));
-      }
-      return response;
-    },
-  };
-}
-type Browser = ReturnType<typeof newBrowser>;
-
-function appRequest(path: string, cookie: string, init: RequestInit = {}) {
-  const headers = new Headers(init.headers);
-  if (cookie) headers.set("Cookie", cookie);
-  return new Request(new URL(path, getConfig().appUrl), { ...init, headers });
-}
-
-/** /auth/start, then the provider's authorization endpoint; returns where the provider sends the browser back. */
-async function goToProvider(browser: Browser) {
-  const start = browser.keep(
-    await callRoute(startLoader, appRequest("/auth/start?redirectTo=%2Fhelp", browser.cookie)),
-  );
-  expect(start.status).toBe(302);
-  const answer = await fetch(start.headers.get("Location")!, { redirect: "manual" });
-  expect(answer.status).toBe(302);
-  const back = new URL(answer.headers.get("Location")!);
-  expect(`${back.origin}${back.pathname}`).toBe(`${getConfig().appUrl}/auth/callback`);
-  return { query: back.searchParams, cookieAtCallback: browser.cookie };
-}
-
-async function callback(query: URLSearchParams, cookie: string) {
-  return callRoute(callbackLoader, appRequest(`/auth/callback?${query}`, cookie));
-}
 
 async function sessionCount() {
   const row = await getDb()
@@ -229,37 +185,6 @@ describe("an ID token that does not hold up is refused, though the provider issu
 });
 
 describe("session cookie and logout", () => {
-  it("marks every sign-in cookie Secure when APP_URL is https", async () => {
-    const httpsConfig = buildConfig(
-      parseEnv({
-        APP_ENV: "test",
-        APP_URL: HTTPS_APP_URL,
-        DATA_DIR: httpConfig.dataDir,
-        COOKIE_SECRET: httpConfig.cookieSecret,
-        OIDC_ISSUER: provider.issuer,
-        OIDC_CLIENT_ID: TEST_CLIENT.clientId,
-        OIDC_CLIENT_SECRET: TEST_CLIENT.clientSecret,
-      }),
-    );
-    expect(httpsConfig.secureCookies).toBe(true);
-    setConfig(httpsConfig);
-    resetOidcCaches();
-    try {
-      const browser = newBrowser();
-      const { query } = await goToProvider(browser);
-      expect(browser.cookie).toMatch(/skribent_oauth:/);
-      const response = await callback(query, browser.cookie);
-      expect(response.status).toBe(200);
-      const sid = sessionCookieOf(response)!;
-      expect(sid).toMatch(/; Secure/i);
-      expect(sid).toMatch(/; HttpOnly/i);
-      expect(sid).toMatch(/; SameSite=Lax/i);
-    } finally {
-      setConfig(httpConfig);
-      resetOidcCaches();
-    }
-  });
-
   it("logout deletes the session row; the old cookie no longer opens the workspace", async () => {
     const browser = newBrowser();
     await signIn(browser);

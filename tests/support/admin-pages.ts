@@ -38,7 +38,7 @@ const handler = createStaticHandler(routes);
 
 /** A dashboard page: the redirect or thrown status, or the status and the HTML. */
 export async function adminPage(path: string, cookie: string | null, language: "de" | "en" = "de") {
-  const cookies = [cookie, language === "en" ? (await languageCookie.serialize("en")).split(";")[0] : null];
+  const cookies = [cookie, language === "en" ? (await languageCookie().serialize("en")).split(";")[0] : null];
   const context = await handler.query(request(path, { cookie: cookies.filter(Boolean).join("; ") || undefined }));
   if (context instanceof Response)
     return { status: context.status, location: context.headers.get("Location"), html: "" };

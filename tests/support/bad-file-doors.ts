@@ -86,7 +86,7 @@ export async function formUpload(
 }
 
 async function cookieIn(cookie: string, language: "en" | "de") {
-  return language === "de" ? cookie : `${cookie}; ${(await languageCookie.serialize("en")).split(";")[0]}`;
+  return language === "de" ? cookie : `${cookie}; ${(await languageCookie().serialize("en")).split(";")[0]}`;
 }
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- Remix loaders handed to React Router's static handler */

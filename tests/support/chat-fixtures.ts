@@ -50,7 +50,7 @@ export type ChatFile = { name: string; data: Uint8Array; type?: string };
 
 /** The cookie header of a user in a language ("de" is the default without a language cookie). */
 export async function cookieIn(cookie: string, language: "de" | "en" = "de") {
-  return language === "de" ? cookie : `${cookie}; ${(await languageCookie.serialize("en")).split(";")[0]}`;
+  return language === "de" ? cookie : `${cookie}; ${(await languageCookie().serialize("en")).split(";")[0]}`;
 }
 
 /** A POST as the chat screen's forms send it: multipart with files, otherwise url-encoded. */

@@ -22,7 +22,7 @@ export type Language = "de" | "en";
 
 /** A signed-in browser: pages in a language, same-origin form posts and JSON calls, through the whole app. */
 export async function browserFor(cookie: string) {
-  const english = (await languageCookie.serialize("en")).split(";")[0];
+  const english = (await languageCookie().serialize("en")).split(";")[0];
   const same = { Origin: APP_URL, "Sec-Fetch-Site": "same-origin" };
   return {
     cookie,

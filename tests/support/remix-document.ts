@@ -13,9 +13,17 @@ const APP_DIR = path.resolve(__dirname, "../../app");
 type Manifest = Record<string, { id: string; parentId?: string; path?: string; index?: boolean; file: string }>;
 
 type Entry = typeof import("~/entry.server");
+type SourceBuild = ServerBuild & { entry: { module: Entry } };
+let build: Promise<SourceBuild> | undefined;
 let handler: Promise<{ entry: Entry; remix: (request: Request) => Promise<Response> }> | undefined;
 
-async function buildFromSource(): Promise<ServerBuild & { entry: { module: Entry } }> {
+/** The server build made from the source files, once per test file: what server-app.mjs serves in the tests. */
+export function sourceBuild(): Promise<SourceBuild> {
+  build ??= buildFromSource();
+  return build;
+}
+
+async function buildFromSource(): Promise<SourceBuild> {
   // entry.server boots the app when imported; the tests have booted their own (database, storage, config).
   process.env.SKRIBENT_SKIP_BOOT = "1";
   const entry = await import("~/entry.server");
@@ -59,7 +67,7 @@ async function buildFromSource(): Promise<ServerBuild & { entry: { module: Entry
     assetsBuildDirectory: "public/build",
     future: remixConfig.future,
     isSpaMode: false,
-  } as unknown as ServerBuild & { entry: { module: Entry } };
+  } as unknown as SourceBuild;
 }
 
 /**
@@ -67,7 +75,7 @@ async function buildFromSource(): Promise<ServerBuild & { entry: { module: Entry
  * first the checks server.mjs runs before Remix (entry.server's refuseBeforeRouting), then Remix's handler.
  */
 export async function serve(request: Request): Promise<Response> {
-  handler ??= buildFromSource().then((build) => ({
+  handler ??= sourceBuild().then((build) => ({
     entry: build.entry.module,
     remix: createRequestHandler(build, "production"),
   }));

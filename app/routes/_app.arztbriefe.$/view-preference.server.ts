@@ -1,8 +1,8 @@
-import { createCookie } from "@remix-run/node";
-import { getConfig } from "~/services/config.server";
+import { siteCookie } from "~/services/cookies.server";
 
 // SPEC §3 "letter structured-view preference", kept in a cookie instead of browser storage so that it works
-// without JavaScript too. It holds one word ("structured" or "text"), never clinical data, so it is not signed.
+// without JavaScript too. It holds one word ("structured" or "text"), never clinical data, so it is not signed. It is
+// sent on every page, not only the letters', because a `__Host-` cookie must have Path=/ (cookies.server.ts).
 
 export const letterViews = ["structured", "text"] as const;
 export type LetterView = (typeof letterViews)[number];
@@ -12,11 +12,9 @@ export function isLetterView(value: unknown): value is LetterView {
 }
 
 function viewCookie() {
-  return createCookie("skribent_letter_view", {
-    path: "/arztbriefe",
+  return siteCookie("skribent_letter_view", {
     sameSite: "lax",
     httpOnly: true,
-    secure: getConfig().secureCookies,
     maxAge: 60 * 60 * 24 * 365,
   });
 }

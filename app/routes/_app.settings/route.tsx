@@ -7,6 +7,7 @@ import { SectionHeader } from "~/components/ui/section";
 import { getRagAgreed } from "~/models/template.server";
 import { templateLanguages } from "~/models/template-rules";
 import { getConfig } from "~/services/config.server";
+import { MAX_CUSTOM_TEMPLATES } from "~/services/custom-templates.server";
 import { getFixedTFor, getLanguage } from "~/services/i18n.server";
 import { requireUser } from "~/services/session.server";
 import { listUserTemplates, organizationLabel, type TemplateView } from "~/services/templates.server";
@@ -50,6 +51,8 @@ export async function loader({ request }: LoaderFunctionArgs) {
     ragAgreed,
     loadError: loadError as string | null,
     userTemplatesEnabled: !getConfig().flags.disableUserTemplates,
+    // At the cap the screen offers no creation and says why (the server refuses it anyway).
+    customLimit: custom.length >= MAX_CUSTOM_TEMPLATES ? MAX_CUSTOM_TEMPLATES : null,
   };
 }
 
@@ -76,7 +79,8 @@ export async function action({ request }: ActionFunctionArgs) {
 }
 
 export default function Settings() {
-  const { language, open, system, custom, ragAgreed, userTemplatesEnabled, loadError } = useLoaderData<typeof loader>();
+  const { language, open, system, custom, ragAgreed, userTemplatesEnabled, loadError, customLimit } =
+    useLoaderData<typeof loader>();
   const actionData = useActionData<typeof action>();
   const { t } = useTranslation(["templates", "common"]);
   const draftFor = (id: string) =>
@@ -119,13 +123,15 @@ export default function Settings() {
             >
               {t("settings.repositoryButton")}
             </Link>
-            <Link
-              to={`new?language=${language}`}
-              className="rounded-md bg-brand-600 px-3 py-2 text-sm font-medium text-white hover:bg-brand-700"
-              data-action="new-template"
-            >
-              {t("settings.newTemplateButton")}
-            </Link>
+            {customLimit === null ? (
+              <Link
+                to={`new?language=${language}`}
+                className="rounded-md bg-brand-600 px-3 py-2 text-sm font-medium text-white hover:bg-brand-700"
+                data-action="new-template"
+              >
+                {t("settings.newTemplateButton")}
+              </Link>
+            ) : null}
           </div>
         ) : null}
       </div>
@@ -157,6 +163,11 @@ export default function Settings() {
         <h2 id="custom-templates" className="mb-3 text-lg font-medium">
           {t("common:settings.customTemplates")}
         </h2>
+        {userTemplatesEnabled && customLimit !== null ? (
+          <p className="mb-3 text-sm text-slate-600" data-template-limit>
+            {t("errors.templateLimit", { max: customLimit })}
+          </p>
+        ) : null}
         {custom.length === 0 ? (
           <p className="rounded-lg border border-slate-200 bg-white px-4 py-6 text-sm text-slate-500" data-empty>
             {t("settings.noCustomTemplates")}
