@@ -1,6 +1,12 @@
 import { getDb } from "~/services/db.server";
 
-export async function insertSession(args: { idHash: string; userId: string; expiresAt: Date; idToken: string | null }) {
+export async function insertSession(args: {
+  idHash: string;
+  userId: string;
+  expiresAt: Date;
+  idToken: string | null;
+  deviceLabel: string | null;
+}) {
   await getDb()
     .insertInto("sessions")
     .values({
@@ -8,6 +14,7 @@ export async function insertSession(args: { idHash: string; userId: string; expi
       user_id: args.userId,
       expires_at: args.expiresAt,
       id_token: args.idToken,
+      device_label: args.deviceLabel,
     })
     .execute();
 }

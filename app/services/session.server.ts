@@ -3,6 +3,7 @@ import { createCookie, redirect } from "@remix-run/node";
 import { deleteSession, findSession, insertSession, touchSession } from "~/models/session.server";
 import { audit } from "./audit.server";
 import { getConfig } from "./config.server";
+import { deviceLabel } from "./device-label.server";
 import { keepPendingPost } from "./pending-post.server";
 import { isCrossSiteWrite } from "./security.server";
 import { rethrowAsUnavailable } from "./unavailable.server";
@@ -34,16 +35,26 @@ export type SessionUser = { id: string; email: string | null; emailVerified: boo
 export type SessionState =
   { kind: "active"; user: SessionUser; idHash: string } | { kind: "expired"; userId: string } | { kind: "none" };
 
-/** Creates a fresh session (a new id at every sign-in) and returns its Set-Cookie. */
-export async function startSession(args: { userId: string; idToken: string | null; now?: Date }) {
+/**
+ * Creates a fresh session (a new id at every sign-in) and returns its Set-Cookie. Only a coarse device label of the
+ * User-Agent is kept.
+ */
+export async function startSession(args: {
+  userId: string;
+  idToken: string | null;
+  userAgent?: string | null;
+  now?: Date;
+}) {
   const config = getConfig();
   const id = randomBytes(32).toString("base64url");
   const now = args.now ?? new Date();
+  const idHash = hashSessionId(id);
   await insertSession({
-    idHash: hashSessionId(id),
+    idHash,
     userId: args.userId,
     expiresAt: new Date(now.getTime() + config.session.absoluteMs),
     idToken: args.idToken,
+    deviceLabel: deviceLabel(args.userAgent),
   });
   return sessionCookie().serialize(id);
 }
