@@ -6,6 +6,7 @@ import { getConfig } from "./config.server";
 import { deviceLabel } from "./device-label.server";
 import { keepPendingPost } from "./pending-post.server";
 import { isCrossSiteWrite } from "./security.server";
+import { keepSessionsWithinCap } from "./session-list.server";
 import { rethrowAsUnavailable } from "./unavailable.server";
 
 // Sessions are database rows; the cookie holds only a random id (STYLE.md §11,
@@ -37,7 +38,7 @@ export type SessionState =
 
 /**
  * Creates a fresh session (a new id at every sign-in) and returns its Set-Cookie. Only a coarse device label of the
- * User-Agent is kept.
+ * User-Agent is kept; sessions beyond the per-account cap end (session-list.server.ts).
  */
 export async function startSession(args: {
   userId: string;
@@ -56,6 +57,7 @@ export async function startSession(args: {
     idToken: args.idToken,
     deviceLabel: deviceLabel(args.userAgent),
   });
+  await keepSessionsWithinCap({ userId: args.userId, newIdHash: idHash, now });
   return sessionCookie().serialize(id);
 }
 
@@ -147,4 +149,14 @@ export async function requireUser(request: Request): Promise<SessionUser> {
   }
   const reason = state.kind === "expired" ? "&expired=1" : "";
   throw redirect(`/login?redirectTo=${encodeURIComponent(returnTo)}${reason}`);
+}
+
+/**
+ * requireUser, and which of the user's sessions this request is — by the hash of its cookie, which never leaves
+ * the server (Settings › "Aktive Sitzungen" tells the current session from the others with it).
+ */
+export async function requireUserSession(request: Request) {
+  const user = await requireUser(request);
+  const id = (await sessionCookie().parse(request.headers.get("Cookie"))) as string;
+  return { user, currentIdHash: hashSessionId(id) };
 }
