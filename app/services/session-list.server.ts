@@ -27,12 +27,8 @@ function liveness(userId: string, now: Date) {
 }
 
 /** The user's active sessions, the current one marked; nothing else of the rows. */
-export async function listSessions(args: {
-  userId: string;
-  currentIdHash: string;
-  now?: Date;
-}): Promise<SessionListItem[]> {
-  const rows = await listActiveSessions({ ...liveness(args.userId, args.now ?? new Date()), ...args });
+export async function listSessions(args: { userId: string; currentIdHash: string }): Promise<SessionListItem[]> {
+  const rows = await listActiveSessions({ ...liveness(args.userId, new Date()), currentIdHash: args.currentIdHash });
   return rows.map((row) => ({
     id: row.public_id,
     device: row.device_label,
