@@ -12,6 +12,7 @@ import * as m0010 from "./0010_account_purges";
 import * as m0011 from "./0011_audio_retention";
 import * as m0012 from "./0012_live_takeover";
 import * as m0013 from "./0013_list_pages";
+import * as m0014 from "./0014_session_list";
 
 // Static imports: kysely's FileMigrationProvider cannot import .ts under plain
 // Node (STACK-NOTES pitfall 5). Append new migrations here, in order.
@@ -29,4 +30,5 @@ export const migrations: Record<string, Migration> = {
   "0011_audio_retention": m0011,
   "0012_live_takeover": m0012,
   "0013_list_pages": m0013,
+  "0014_session_list": m0014,
 };

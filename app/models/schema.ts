@@ -43,6 +43,10 @@ export interface SessionsTable {
   last_seen_at: Timestamp;
   expires_at: Timestamp;
   id_token: string | null;
+  /** Migration 0014: what Settings › "Aktive Sitzungen" names the session by (id_hash never leaves the server). */
+  public_id: Generated<string>;
+  /** Migration 0014: "Firefox · Windows", derived at sign-in; never the User-Agent itself. */
+  device_label: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface AuditEventsTable {

@@ -1,6 +1,12 @@
 import { getDb } from "~/services/db.server";
 
-export async function insertSession(args: { idHash: string; userId: string; expiresAt: Date; idToken: string | null }) {
+export async function insertSession(args: {
+  idHash: string;
+  userId: string;
+  expiresAt: Date;
+  idToken: string | null;
+  deviceLabel: string | null;
+}) {
   await getDb()
     .insertInto("sessions")
     .values({
@@ -8,6 +14,7 @@ export async function insertSession(args: { idHash: string; userId: string; expi
       user_id: args.userId,
       expires_at: args.expiresAt,
       id_token: args.idToken,
+      device_label: args.deviceLabel,
     })
     .execute();
 }
@@ -49,4 +56,65 @@ export async function deleteExpiredSessions({ now, idleMs }: { now: Date; idleMs
     .where((eb) => eb.or([eb("expires_at", "<=", now), eb("last_seen_at", "<=", idleBefore)]))
     .executeTakeFirst();
   return Number(result.numDeletedRows);
+}
+
+type Liveness = { userId: string; now: Date; idleMs: number };
+
+/** The user's sessions that are still alive (the same limits readSession applies), most recently used first. */
+function activeSessionsOf({ userId, now, idleMs }: Liveness) {
+  return getDb()
+    .selectFrom("sessions")
+    .where("user_id", "=", userId)
+    .where("expires_at", ">", now)
+    .where("last_seen_at", ">", new Date(now.getTime() - idleMs))
+    .orderBy("last_seen_at", "desc")
+    .orderBy("created_at", "desc");
+}
+
+/**
+ * Settings › "Aktive Sitzungen": only what the list shows; the current session is told apart here, by its hash,
+ * and comes first.
+ */
+export async function listActiveSessions(args: Liveness & { currentIdHash: string }) {
+  return getDb()
+    .selectFrom(
+      activeSessionsOf(args)
+        .clearOrderBy()
+        .select(["public_id", "device_label", "created_at", "last_seen_at"])
+        .select((eb) => eb("id_hash", "=", args.currentIdHash).as("is_current"))
+        .as("s"),
+    )
+    .selectAll()
+    .orderBy("is_current", "desc")
+    .orderBy("last_seen_at", "desc")
+    .orderBy("created_at", "desc")
+    .execute();
+}
+
+/** Ends the user's sessions other than the current one — one by its public id, or all. Returns the ended ids. */
+export async function deleteOtherSessions(args: { userId: string; currentIdHash: string; publicId?: string }) {
+  let query = getDb()
+    .deleteFrom("sessions")
+    .where("user_id", "=", args.userId)
+    .where("id_hash", "<>", args.currentIdHash);
+  if (args.publicId !== undefined) query = query.where("public_id", "=", args.publicId);
+  const rows = await query.returning("public_id").execute();
+  return rows.map((row) => row.public_id);
+}
+
+/** Ends the user's live sessions beyond the `keep` most recently used, never `newIdHash`; returns their ids. */
+export async function deleteSessionsBeyond(args: Liveness & { keep: number; newIdHash: string }) {
+  const rows = await getDb()
+    .deleteFrom("sessions")
+    .where(
+      "id_hash",
+      "in",
+      activeSessionsOf(args)
+        .where("id_hash", "<>", args.newIdHash)
+        .select("id_hash")
+        .offset(Math.max(0, args.keep - 1)),
+    )
+    .returning("public_id")
+    .execute();
+  return rows.map((row) => row.public_id);
 }

@@ -48,7 +48,11 @@ export async function loader({ request }: LoaderFunctionArgs) {
   });
   // A fresh id at every sign-in; whatever session this browser had is gone.
   const previous = await endSession(request);
-  const setCookie = await startSession({ userId: user.id, idToken: identity.idToken });
+  const setCookie = await startSession({
+    userId: user.id,
+    idToken: identity.idToken,
+    userAgent: request.headers.get("User-Agent"),
+  });
   await audit({
     userId: user.id,
     action: "auth.signin",

@@ -4,8 +4,10 @@ import { deleteSession, findSession, insertSession, touchSession } from "~/model
 import { audit } from "./audit.server";
 import { getConfig } from "./config.server";
 import { siteCookie } from "./cookies.server";
+import { deviceLabel } from "./device-label.server";
 import { keepPendingPost } from "./pending-post.server";
 import { isCrossSiteWrite } from "./security.server";
+import { keepSessionsWithinCap } from "./session-list.server";
 import { rethrowAsUnavailable } from "./unavailable.server";
 
 // Sessions are database rows; the cookie holds only a random id (STYLE.md §11,
@@ -33,17 +35,28 @@ export type SessionUser = { id: string; email: string | null; emailVerified: boo
 export type SessionState =
   { kind: "active"; user: SessionUser; idHash: string } | { kind: "expired"; userId: string } | { kind: "none" };
 
-/** Creates a fresh session (a new id at every sign-in) and returns its Set-Cookie. */
-export async function startSession(args: { userId: string; idToken: string | null; now?: Date }) {
+/**
+ * Creates a fresh session (a new id at every sign-in) and returns its Set-Cookie. Only a coarse device label of the
+ * User-Agent is kept; sessions beyond the per-account cap end (session-list.server.ts).
+ */
+export async function startSession(args: {
+  userId: string;
+  idToken: string | null;
+  userAgent?: string | null;
+  now?: Date;
+}) {
   const config = getConfig();
   const id = randomBytes(32).toString("base64url");
   const now = args.now ?? new Date();
+  const idHash = hashSessionId(id);
   await insertSession({
-    idHash: hashSessionId(id),
+    idHash,
     userId: args.userId,
     expiresAt: new Date(now.getTime() + config.session.absoluteMs),
     idToken: args.idToken,
+    deviceLabel: deviceLabel(args.userAgent),
   });
+  await keepSessionsWithinCap({ userId: args.userId, newIdHash: idHash, now });
   return sessionCookie().serialize(id);
 }
 
@@ -135,4 +148,14 @@ export async function requireUser(request: Request): Promise<SessionUser> {
   }
   const reason = state.kind === "expired" ? "&expired=1" : "";
   throw redirect(`/login?redirectTo=${encodeURIComponent(returnTo)}${reason}`);
+}
+
+/**
+ * requireUser, and which of the user's sessions this request is — by the hash of its cookie, which never leaves
+ * the server (Settings › "Aktive Sitzungen" tells the current session from the others with it).
+ */
+export async function requireUserSession(request: Request) {
+  const user = await requireUser(request);
+  const id = (await sessionCookie().parse(request.headers.get("Cookie"))) as string;
+  return { user, currentIdHash: hashSessionId(id) };
 }

@@ -60,6 +60,8 @@ export const toastKeys = [
   "letters:toast.promptDeleted",
   "account:admin.deletedOne",
   "account:admin.deletedMany",
+  "account:sessions.ended",
+  "account:sessions.endedOthers",
 ] as const;
 
 const toastSchema = z.object({

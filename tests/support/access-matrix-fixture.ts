@@ -107,6 +107,12 @@ export async function recordingWithLetter(
   return { ...recording, letterId: letter.id, letterKey: key, letterParam: key.replace(/^arztbriefe\//, "") };
 }
 
+/** The id Settings › "Aktive Sitzungen" names the user's (only) session by. */
+async function publicSessionId(userId: string) {
+  const row = await getDb().selectFrom("sessions").where("user_id", "=", userId).select("public_id").executeTakeFirst();
+  return row!.public_id;
+}
+
 export async function seedWorld(issuer: string) {
   const anna = await userFor(issuer, "anna-berger", "anna.berger@praxis-berger.example");
   const jonas = await userFor(issuer, "jonas-keller", "jonas.keller@klinikum-nord.example");
@@ -219,6 +225,7 @@ export async function seedWorld(issuer: string) {
     liveTranscriptKey: saved.transcript_key as string,
     multipartKey: parts.key as string,
     pendingPostId: pendingPostId!,
+    sessionId: await publicSessionId(anna.userId),
   };
   const b = { userId: jonas.userId, letterKey: own.letterKey, letterParam: own.letterParam };
   const secrets = [

@@ -5,11 +5,13 @@ import { action as structureAction } from "~/routes/api.structure.user";
 import { action as settingsAction } from "~/routes/_app.settings/route";
 import { action as accountAction } from "~/routes/_app.settings.account";
 import { action as newTemplateAction } from "~/routes/_app.settings.new";
+import { action as sessionsAction } from "~/routes/_app.settings.sessions";
 import { getDb } from "~/services/db.server";
+import { readSession, startSession } from "~/services/session.server";
 import { getUserStructure } from "~/services/templates.server";
 import type { World } from "./access-matrix-fixture";
 import { forged, forgedFields, form, json } from "./access-matrix-mass";
-import { callRoute, signedInUser } from "../setup/app";
+import { callRoute, request, signedInUser } from "../setup/app";
 
 // Issue 9 mass assignment, continued: saved prompts, templates and structures, and the settings forms.
 
@@ -87,6 +89,16 @@ export function massAssignmentSettingsSuite(context: () => World) {
         .select("id")
         .execute();
       expect(users.map((u) => u.id)).toEqual([world.keys.a.userId]);
+    });
+
+    it("ending sessions with A's ids in the form ends only B's own other sessions", async () => {
+      const world = context();
+      const second = (await startSession({ userId: world.jonas.userId, idToken: null })).split(";")[0];
+      const fields = { ...forgedFields(world), intent: "end-others", session: world.keys.a.sessionId };
+      const ended = await callRoute(sessionsAction, form("/settings/sessions", world.jonas.cookie, fields));
+      expect(ended.status).toBe(302);
+      const alive = async (cookie: string) => (await readSession(request("/", { cookie }))).kind;
+      expect([await alive(second), await alive(world.jonas.cookie)]).toEqual(["none", "active"]);
     });
 
     // Last: from here on an id like A's template id names a template of B's.

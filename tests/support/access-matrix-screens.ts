@@ -85,6 +85,12 @@ export const screenRoutes: Record<string, Check> = {
   ]),
   // Deleting an account deletes the caller's own: no id is taken (mass assignment tries one, see the test).
   "_app.settings.account": ownDataOnly(() => [get("/settings/account"), submit("/settings/account", {})]),
+  // B's list shows B's sessions only; A's session id is a 404 and A's session lives on (compared afterwards).
+  "_app.settings.sessions": owned(({ a }) => [
+    mine(get("/settings/sessions")),
+    submit("/settings/sessions", { intent: "end", session: a.sessionId }),
+    mine(submit("/settings/sessions", { intent: "end-others" })),
+  ]),
   "_app.settings.describe.$templateId.$elementId": owned(({ a }) => {
     const params = { templateId: a.templateId, elementId: a.elementId };
     const path = `/settings/describe/${a.templateId}/${a.elementId}?language=de-DE`;

@@ -135,22 +135,38 @@ export function RagToggle({ agreed, language }: { agreed: boolean; language: Tem
   );
 }
 
-/** "Delete account": the way to the confirmation dialog (_app.settings.account.tsx). */
-export function AccountSection() {
-  const { t } = useTranslation("account");
+/** A section whose one link opens a dialog route over the settings page (the dialog does the work). */
+function DialogSection(props: { id: string; title: string; body: string; to: string; open: string; danger?: boolean }) {
+  const tone = props.danger
+    ? { section: "border-red-200", link: "border-red-600 text-red-700 hover:bg-red-50" }
+    : { section: "border-slate-200", link: "border-brand-600 text-brand-700 hover:bg-brand-50" };
   return (
-    <section aria-labelledby="account-title" className="mt-8 rounded-lg border border-red-200 bg-white p-4">
-      <h2 id="account-title" className="text-lg font-medium">
-        {t("section.title")}
+    <section aria-labelledby={`${props.id}-title`} className={`mt-8 rounded-lg border bg-white p-4 ${tone.section}`}>
+      <h2 id={`${props.id}-title`} className="text-lg font-medium">
+        {props.title}
       </h2>
-      <p className="mt-2 text-sm text-slate-700">{t("section.body")}</p>
+      <p className="mt-2 text-sm text-slate-700">{props.body}</p>
       <Link
-        to="/settings/account"
-        className="mt-3 inline-block rounded-md border border-red-600 px-3 py-1.5 text-sm font-medium text-red-700 hover:bg-red-50"
-        data-action="delete-account"
+        to={props.to}
+        className={`mt-3 inline-block rounded-md border px-3 py-1.5 text-sm font-medium ${tone.link}`}
+        data-action={props.id}
       >
-        {t("section.open")}
+        {props.open}
       </Link>
     </section>
   );
+}
+
+/** "Active sessions": the way to the list of sessions (_app.settings.sessions.tsx). */
+export function SessionsSection() {
+  const { t } = useTranslation("account");
+  const text = { title: t("sessions.sectionTitle"), body: t("sessions.sectionBody"), open: t("sessions.open") };
+  return <DialogSection id="active-sessions" to="/settings/sessions" {...text} />;
+}
+
+/** "Delete account": the way to the confirmation dialog (_app.settings.account.tsx). */
+export function AccountSection() {
+  const { t } = useTranslation("account");
+  const text = { title: t("section.title"), body: t("section.body"), open: t("section.open") };
+  return <DialogSection id="delete-account" to="/settings/account" danger {...text} />;
 }

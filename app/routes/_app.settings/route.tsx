@@ -11,7 +11,7 @@ import { MAX_CUSTOM_TEMPLATES } from "~/services/custom-templates.server";
 import { getFixedTFor, getLanguage } from "~/services/i18n.server";
 import { requireUser } from "~/services/session.server";
 import { listUserTemplates, organizationLabel, type TemplateView } from "~/services/templates.server";
-import { AccountSection, RagToggle, TemplateCard } from "./components";
+import { AccountSection, RagToggle, SessionsSection, TemplateCard } from "./components";
 import { templateLanguageOf } from "./context.server";
 import { ragIntent, resetIntent, saveStructureIntent, withFailureMessage } from "./queries.server";
 
@@ -188,6 +188,7 @@ export default function Settings() {
       </section>
 
       <RagToggle agreed={ragAgreed} language={language} />
+      <SessionsSection />
       <AccountSection />
       <Outlet />
     </>
