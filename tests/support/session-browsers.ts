@@ -39,7 +39,7 @@ export async function browserWith(cookies: string[], userAgent: string) {
     }
     return response;
   };
-  const english = (await languageCookie.serialize("en")).split(";")[0];
+  const english = (await languageCookie().serialize("en")).split(";")[0];
   const headers = { "User-Agent": userAgent };
   const cookie = (language: "de" | "en" = "de") => [...jar, ...(language === "en" ? [english] : [])].join("; ");
   return {
