@@ -87,6 +87,12 @@ export type StartRecognition = {
 export type EndOfStream = { message: "EndOfStream"; last_seq_no: number };
 export type ClientMessage = StartRecognition | EndOfStream;
 
+/**
+ * The reason of a `not_authorised` Error when the clinician's own sign-in has ended (logged out, ended from
+ * Settings › Aktive Sitzungen, or past its absolute limit) — as opposed to the engine refusing its key.
+ */
+export const SIGNED_OUT_REASON = "signed_out";
+
 /** Error types the Skribent endpoint itself sends (besides the engine's own, passed through). */
 export const LIVE_ERROR_TYPES = [
   "not_authorised",

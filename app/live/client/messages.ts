@@ -11,6 +11,7 @@ export const LIVE_MESSAGE_KEYS = [
   "stopFailed",
   "saveFailed",
   "authFailed",
+  "signedOut",
   "connectTimeout",
   "transcriptionError",
   "connectionError",

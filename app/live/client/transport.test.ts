@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import type { NumberedMessage } from "../protocol";
+import { SIGNED_OUT_REASON, type NumberedMessage } from "../protocol";
 import { FakeLink } from "./fake-link";
 import { ACK_STALL_MS, LiveConnection, SWITCH_CLOSE_CODE, type ConnectionOptions } from "./transport";
 
@@ -200,6 +200,12 @@ describe("LiveConnection: switching mid-session", () => {
     third.links[0].handlers.closed({ code: 1006, failure: { key: "authFailed" } });
     expect(third.onFailed).toHaveBeenCalledWith({ key: "authFailed" });
     expect(third.links).toHaveLength(1);
+    // The clinician's own sign-in ended (the door's reason): said as such, not as the service's refusal.
+    const fourth = setup();
+    fourth.connection.open("s1");
+    fourth.links[0].started(0);
+    fourth.links[0].say({ message: "Error", type: "not_authorised", reason: SIGNED_OUT_REASON });
+    expect(fourth.onFailed).toHaveBeenCalledWith({ key: "signedOut" });
   });
 });
 

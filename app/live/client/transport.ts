@@ -3,6 +3,7 @@ import {
   LIVE_CONNECT_TIMEOUT_MS,
   LIVE_FALLBACK_MS,
   LIVE_SAMPLE_RATE,
+  SIGNED_OUT_REASON,
   type LiveKind,
   type LiveLanguage,
   type NoticeMessage,
@@ -167,7 +168,7 @@ export class LiveConnection {
       case "Error":
         return this.fail(
           message.type === "not_authorised"
-            ? { key: "authFailed" }
+            ? { key: message.reason === SIGNED_OUT_REASON ? "signedOut" : "authFailed" }
             : { key: "transcriptionError", values: { reason: message.reason || message.type } },
         );
       default:

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import { WebSocketServer, type RawData, type WebSocket } from "ws";
-import { LIVE_BUFFER_BYTES, type NumberedMessage } from "~/live/protocol";
+import { LIVE_BUFFER_BYTES, SIGNED_OUT_REASON, type NumberedMessage } from "~/live/protocol";
 import { findLiveSession, type LiveSessionRow } from "~/models/live-session.server";
 import { audit } from "../audit.server";
 import { getConfig } from "../config.server";
@@ -83,8 +83,10 @@ function serve(ws: WebSocket, context: { userId: string; session: LiveSessionRow
   let lastSent = 0;
   let touchedAt = Date.now();
   let stopMessages: (() => void) | undefined;
-  // Frames are handled one after the other, in the order they came.
+  // Frames are handled one after the other, in the order they came — and none after the one that ended the
+  // socket (frames already queued behind a refused one would otherwise still be stored).
   let lane: Promise<unknown> = Promise.resolve();
+  let refused = false;
   let delivering = false;
   let deliverAgain = false;
 
@@ -139,20 +141,28 @@ function serve(ws: WebSocket, context: { userId: string; session: LiveSessionRow
 
   async function onAudio(pcm: Buffer) {
     if (!started) throw new LiveProtocolError("protocol_error", "Audio before StartRecognition");
+    if (Date.now() - touchedAt > TOUCH_MS) {
+      touchedAt = Date.now();
+      // The sign-in must still hold: a logout, a session ended from Settings or one past its absolute limit stops
+      // the stream within a minute. What was sent stays with the live session, to continue or save after signing
+      // in again (the HTTP door checks every request by itself).
+      const state = await readSession(context.request, new Date());
+      if (state.kind !== "active") throw new LiveProtocolError("not_authorised", SIGNED_OUT_REASON);
+    }
     const answer = await acceptAudio({ session, firstSeq: nextSeq, buffers: [pcm] });
     nextSeq = answer.seq_no + 1;
     send(answer);
-    if (Date.now() - touchedAt > TOUCH_MS) {
-      touchedAt = Date.now();
-      await readSession(context.request, new Date());
-    }
   }
 
   ws.on("message", (data: RawData, binary: boolean) => {
     const buffer = Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as ArrayBuffer);
     lane = lane
-      .then(() => (binary ? onAudio(buffer) : onText(buffer.toString("utf8"))))
+      .then(() => {
+        if (refused) return;
+        return binary ? onAudio(buffer) : onText(buffer.toString("utf8"));
+      })
       .catch((error: unknown) => {
+        refused = true;
         const failure =
           error instanceof LiveProtocolError
             ? error
