@@ -4,7 +4,9 @@
 //     (150 ms RTT, 1.6 Mbit/s down) and 4× CPU slow-down — on the workspace, the letters list and the
 //     editor of a user with LIGHTHOUSE_RECORDINGS recordings, each with a transcript and a letter. Goal: LCP ≤ 1.5 s.
 //  2. wrk (Debian) on loopback: the same user with 1,000 recordings, 50 connections on each list route
-//     (workspace, transcriptions, letters, and the JSON lists). Goal: p95 ≤ 50 ms.
+//     (workspace, transcriptions, letters, and the JSON lists). Goal: p95 ≤ 50 ms. Beside each route, its floor:
+//     the same bytes served from memory by a bare Express with the app's compression (bench/floor-server.mjs),
+//     under the same wrk run — what no implementation of the route could beat on this machine.
 // The first recording is made through the JSON API against the tests' protocol-faithful engines (Speechmatics
 // batch, an OpenAI-compatible model); the rest are copies of its rows (bench/support-seed.mjs). A bench prints
 // figures; it is not a test (exit 1 only when a run fails).
@@ -168,7 +170,7 @@ done = function(summary, latency, requests)
 end
 `;
 
-function wrk(cookie, url, { connections, seconds, threads }) {
+function wrk(cookie, url, { connections, seconds, threads }, base = APP) {
   const script = path.join(work, "report.lua");
   fs.writeFileSync(script, WRK_SCRIPT);
   const out = execFileSync(
@@ -185,12 +187,33 @@ function wrk(cookie, url, { connections, seconds, threads }) {
       `Cookie: ${cookie}`,
       "-H",
       "Accept-Encoding: gzip",
-      `${APP}${url}`,
+      `${base}${url}`,
     ],
     { encoding: "utf8" },
   );
   const [requests, errors, non2xx, p50, p95, p99, max] = /RESULT (.*)/.exec(out)[1].split(" ").map(Number);
   return { requests, errors, non2xx, p50, p95, p99, max, rps: requests / seconds };
+}
+
+/** The same body and wrk run against bench/floor-server.mjs: what no implementation of the route can beat here. */
+async function floorRun(body, contentType, settings) {
+  const file = path.join(work, "floor-body");
+  fs.writeFileSync(file, body);
+  const port = PORT + 5;
+  const server = spawn(process.execPath, [path.join(ROOT, "bench/floor-server.mjs"), file, contentType, String(port)], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  try {
+    await new Promise((resolve, reject) => {
+      server.stdout.once("data", resolve);
+      server.once("exit", (code) => reject(new Error(`floor server exited with ${code}`)));
+    });
+    const base = `http://127.0.0.1:${port}`;
+    wrk("", "/", { ...settings, seconds: 2 }, base);
+    return wrk("", "/", settings, base);
+  } finally {
+    server.kill("SIGTERM");
+  }
 }
 
 async function loadRun(cookie, routes) {
@@ -202,7 +225,9 @@ async function loadRun(cookie, routes) {
   console.log(
     `\nwrk ${settings.connections} connections × ${settings.seconds} s per route, ${opts.recordings} recordings (${database ? "PostgreSQL" : "embedded PGlite"}):`,
   );
-  console.log("route                              req/s     p50      p95      p99      max   errors  body");
+  console.log(
+    "route                              req/s     p50      p95      p99      max   errors  body      floor: req/s   p50     p95",
+  );
   const rssBefore = rssMiB(app.pid);
   for (const [name, url] of routes) {
     // The previous route's backlog drains first (wrk leaves its last requests running in the app).
@@ -212,8 +237,11 @@ async function loadRun(cookie, routes) {
     if (!head.ok) throw new Error(`${name}: ${head.status}`);
     wrk(cookie, url, { ...settings, seconds: 2 }); // warm-up, not counted
     const r = wrk(cookie, url, settings);
+    await waitForApp(APP); // its backlog drains before the floor is measured beside it
+    const floor = await floorRun(body, head.headers.get("content-type"), settings);
+    const latency = (value) => `${(value / 1000).toFixed(1).padStart(6)}ms`;
     console.log(
-      `${name.padEnd(32)} ${r.rps.toFixed(0).padStart(6)}  ${(r.p50 / 1000).toFixed(1).padStart(6)}ms ${(r.p95 / 1000).toFixed(1).padStart(6)}ms ${(r.p99 / 1000).toFixed(1).padStart(6)}ms ${(r.max / 1000).toFixed(0).padStart(6)}ms  ${String(r.errors + r.non2xx).padStart(5)}  ${(body.length / 1024).toFixed(0)} KiB ${r.p95 / 1000 <= 50 ? "" : "(p95 OVER 50 ms)"}`,
+      `${name.padEnd(32)} ${r.rps.toFixed(0).padStart(6)}  ${latency(r.p50)} ${latency(r.p95)} ${latency(r.p99)} ${(r.max / 1000).toFixed(0).padStart(6)}ms  ${String(r.errors + r.non2xx).padStart(5)}  ${`${(body.length / 1024).toFixed(0)} KiB`.padEnd(8)}  ${floor.rps.toFixed(0).padStart(10)} ${latency(floor.p50)} ${latency(floor.p95)}  ${r.p95 / 1000 <= 50 ? "" : "(p95 OVER 50 ms)"}`,
     );
   }
   console.log(`app memory: ${rssBefore.toFixed(0)} MiB RSS before, ${rssMiB(app.pid).toFixed(0)} MiB after`);
