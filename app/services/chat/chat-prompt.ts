@@ -1,5 +1,6 @@
 import { blockWrapper, dataBlock, languageName } from "~/services/letters/letter-prompt";
-import { headAndTail, type CountTokens } from "~/services/letters/long-transcript";
+import { headAndTail } from "~/services/letters/fit-text";
+import type { CountTokens } from "~/services/letters/long-transcript";
 import { MESSAGE_OVERHEAD_TOKENS } from "~/services/llm/tokens";
 import type { ChatMessage } from "~/services/llm/types";
 

@@ -5,6 +5,7 @@ import {
   type StructuredRequest,
   type TokenUsage,
 } from "~/services/llm/types";
+import { splitToFit } from "./fit-text";
 import type { LetterSection } from "./letter-content";
 import { LetterGenerationError } from "./letter-errors";
 import {
@@ -33,28 +34,29 @@ import {
   type DocumentType,
 } from "./letter-schema";
 import {
-  MAX_NOTES_PER_SECTION,
   NOTES_SCHEMA_NAME,
   REDUCE_SCHEMA_NAME,
   buildNotesSchema,
   contextSourceLabel,
   countNotes,
   groupNotes,
-  letterAnswerTokens,
   mergeNotes,
-  notesAnswerTokens,
   notesBlock,
+  readNotesAnswer,
+  trimNotesToFit,
+  type SectionNotes,
+} from "./long-notes";
+import {
+  MAX_NOTES_PER_SECTION,
+  letterAnswerTokens,
+  notesAnswerTokens,
   notesPerSection,
   packTranscript,
   promptTokens,
   assertFits,
-  readNotesAnswer,
   renderUnits,
-  splitToFit,
   styleBudgetTokens,
   transcriptUnits,
-  trimNotesToFit,
-  type SectionNotes,
 } from "./long-transcript";
 
 // Letter generation (issue 6): from a transcript, the template and optional context to the sections of an

@@ -10,7 +10,8 @@ import {
   type BlockAttributes,
 } from "./letter-prompt";
 import { readSectionTexts, sectionKey, sectionsProperty } from "./letter-schema";
-import { assertFits, headAndTail, promptTokens } from "./long-transcript";
+import { headAndTail } from "./fit-text";
+import { assertFits, promptTokens } from "./long-transcript";
 
 // Refinement (SPEC §7 refine-arztbrief-structured and -bulk): the physician's instruction applied to one
 // section, to the whole text ('Full text only') or to every section at once. The instruction is the only
