@@ -12,7 +12,7 @@ import { action as refineAction } from "~/routes/api.refine-arztbrief-structured
 import { action as tagsAction } from "~/routes/api.update-file-tags";
 import { getDb } from "~/services/db.server";
 import { LETTER_MAX_ATTEMPTS, requestLetter, runLetterJob, sweepLetterJobs } from "~/services/letters.server";
-import { findDataBlocks } from "~/services/letters/letter-prompt";
+import { findDataBlocks } from "~/services/letters/data-blocks";
 import { setLanguageModel } from "~/services/llm/engine.server";
 import { createOpenAiChatModel } from "~/services/llm/openai-chat.server";
 import { apiClientFor, type ApiClient } from "../support/api-client";

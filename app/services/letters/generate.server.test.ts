@@ -10,7 +10,8 @@ import {
   type Responder,
 } from "../../../tests/support/scripted-model";
 import { generateLetter, LetterGenerationError, type UsageEvent } from "./generate.server";
-import { findDataBlocks, textOutsideBlocks, type ContextItem, type LetterInputs } from "./letter-prompt";
+import { findDataBlocks, textOutsideBlocks } from "./data-blocks";
+import type { ContextItem, LetterInputs } from "./letter-prompt";
 
 const template = {
   name: "Kardiologie",

@@ -1,7 +1,8 @@
 import type { JsonSchema } from "~/services/llm/types";
 import type { LetterLanguage } from "./letter-content";
 import { LetterGenerationError } from "./letter-errors";
-import { NOTE_MAX_CHARS, dataBlock, type ContextItem } from "./letter-prompt";
+import { dataBlock } from "./data-blocks";
+import { NOTE_MAX_CHARS, type ContextItem } from "./letter-prompt";
 import { DOCUMENT_TYPES, readDocumentType, sectionKey, type DocumentType } from "./letter-schema";
 import type { CountTokens } from "./long-transcript";
 
