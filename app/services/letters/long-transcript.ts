@@ -1,4 +1,4 @@
-import type { ChatMessage, JsonSchema } from "~/services/llm/types";
+import { LlmError, type ChatMessage, type JsonSchema } from "~/services/llm/types";
 import { speakerLabel, type TranscriptDocument } from "~/services/speech/transcript-format";
 import { splitToFit } from "./fit-text";
 import { MESSAGE_OVERHEAD_TOKENS, transcriptLines } from "./letter-prompt";
@@ -79,6 +79,15 @@ export function notesPerSection(sectionCount: number, answerTokens: number): num
 
 export function styleBudgetTokens(contextTokens: number): number {
   return Math.min(2000, Math.floor(contextTokens * 0.1));
+}
+
+/** Below this many tokens for a transcript part or for the notes, the window is too small to be useful. */
+export const MIN_PART_TOKENS = 200;
+
+export function tooSmall(what: string): LlmError {
+  return new LlmError("permanent", `The language model's context window is too small for ${what}`, {
+    userMessageKey: "letters:errors.contextTooSmall",
+  });
 }
 
 // ---- The transcript in parts ----
