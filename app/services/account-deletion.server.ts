@@ -9,7 +9,7 @@ import {
 } from "~/models/account.server";
 import { audit } from "./audit.server";
 import { getDb } from "./db.server";
-import { stopLetterJob } from "./letters.server";
+import { stopLetterJob } from "./letter-job.server";
 import { wake } from "./live/bus.server";
 import { closeRun } from "./live/runner.server";
 import { STORAGE_AREAS, getStorage, ownerPrefix } from "./storage.server";

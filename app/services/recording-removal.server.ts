@@ -13,7 +13,7 @@ import { getConfig } from "./config.server";
 import { liveUploadKey } from "./live/save-upload.server";
 import { requireAudio, requireRecording } from "./recordings.server";
 import { getStorage } from "./storage.server";
-import { stopLetterJob } from "./letters.server";
+import { stopLetterJob } from "./letter-job.server";
 import { removeTranscription, stopTranscription } from "./transcription.server";
 
 // Removing recordings: delete (everything goes), reset (transcript and letters go, the audio stays) and

@@ -5,7 +5,7 @@ import { loader as filesLoader } from "~/routes/api.files";
 import { action as letterAction } from "~/routes/api.medical-letter-v2";
 import { action as transcribeAction } from "~/routes/api.transcribe_v2";
 import { getDb } from "~/services/db.server";
-import { LETTER_LEASE_MS, sweepLetterJobs } from "~/services/letters.server";
+import { LETTER_LEASE_MS, sweepLetterJobs } from "~/services/letter-job.server";
 import { setLanguageModel } from "~/services/llm/engine.server";
 import { createOpenAiChatModel } from "~/services/llm/openai-chat.server";
 import { setSpeechEngine } from "~/services/speech/engine.server";
