@@ -6,7 +6,7 @@ import { Modal } from "~/components/ui/modal";
 import { formatDateTime, type Language } from "~/i18n";
 import { findLetterOfRecording } from "~/models/letter.server";
 import { findRecordingByKey } from "~/models/recording.server";
-import { findTranscriptByKey } from "~/models/transcription.server";
+import { findTranscriptByKey } from "~/models/transcript.server";
 import { audit } from "~/services/audit.server";
 import { getDb } from "~/services/db.server";
 import { DomainError } from "~/services/domain-error.server";

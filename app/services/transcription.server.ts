@@ -7,18 +7,16 @@ import { pipeline } from "node:stream/promises";
 import type { Transaction } from "kysely";
 import { findRecordingByKey } from "~/models/recording.server";
 import type { Database } from "~/models/schema";
+import { deleteTranscriptRow, findTranscriptByKey, insertTranscript } from "~/models/transcript.server";
 import {
   claimJob,
   deleteJobOfRecording,
   findRecordingForJob,
   lockRecording,
   setTranscriptionState,
-  deleteTranscriptRow,
   findJobByName,
   findJobOfRecording,
-  findTranscriptByKey,
   finishJob,
-  insertTranscript,
   listWaitingJobs,
   markEngineTimes,
   renewLease,
