@@ -30,6 +30,7 @@ import { promisify } from "node:util";
 import pg from "pg";
 import WebSocket from "ws";
 import { writeSilentWav } from "../bench/support.mjs";
+import { bundleForNode } from "./bundle-source.mjs";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const BASE = Number(process.env.SCALE_OUT_PORT ?? 3860);
@@ -450,7 +451,6 @@ async function main() {
   cleanups.push(() => run("dropdb", [...pgArgs, "--if-exists", "--force", database]));
   note(`database ${database} on ${PG.host}:${PG.port}`);
 
-  const support = path.join(tmp, "support");
   const entry = path.join(tmp, "support.ts");
   fs.writeFileSync(
     entry,
@@ -463,21 +463,7 @@ async function main() {
       `export { startDevOidcProvider } from ${JSON.stringify(path.join(ROOT, "app/services/dev-oidc/provider.server.ts"))};`,
     ].join("\n"),
   );
-  const { build } = await import("esbuild");
-  fs.mkdirSync(support, { recursive: true });
-  await build({
-    entryPoints: [entry],
-    outfile: path.join(support, "support.mjs"),
-    bundle: true,
-    platform: "node",
-    format: "esm",
-    target: "node20",
-    packages: "external",
-    tsconfig: path.join(ROOT, "tsconfig.json"),
-    logLevel: "warning",
-  });
-  fs.symlinkSync(path.join(ROOT, "node_modules"), path.join(support, "node_modules"), "dir");
-  const lib = await import(path.join(support, "support.mjs"));
+  const lib = await import(await bundleForNode(entry, path.join(tmp, "support", "support.mjs")));
 
   const s3 = await lib.startS3rver("skribent-scale", { port: PORTS.s3, s3rverPort: PORTS.s3rver });
   cleanups.push(() => s3.close());
