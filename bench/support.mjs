@@ -28,8 +28,12 @@ export function writeSilentWav(file, bytes) {
   fs.closeSync(fd);
 }
 
-/** Follows the sign-in redirects of the app at `app` for a demo account; returns the app's Cookie header. */
-export async function signIn(app, accountId) {
+/**
+ * Follows the sign-in redirects of the app at `app` for a demo account; returns the app's Cookie header. Cookies are
+ * kept per port (the app's and the provider's). `onHop(url, response, method)` sees each answer as it comes (the
+ * scale-out proof notes which instance gave it).
+ */
+export async function signIn(app, accountId, { onHop } = {}) {
   const jar = new Map();
   const store = (url, response) => {
     for (const line of response.headers.getSetCookie()) {
@@ -52,6 +56,7 @@ export async function signIn(app, accountId) {
       headers: { ...(init.headers ?? {}), cookie: cookies(url) },
     });
     store(url, response);
+    onHop?.(url, response, init.method ?? "GET");
     init = {};
     const location = response.headers.get("location");
     if (location) {
@@ -72,7 +77,7 @@ export async function signIn(app, accountId) {
     if (new URL(url).pathname === "/auth/callback") return cookies(app);
     throw new Error(`sign-in stopped at ${url} (${response.status})`);
   }
-  throw new Error("too many redirects");
+  throw new Error("sign-in: too many redirects");
 }
 
 /** The environment of a bench's app: the built server on `port` (sign-in provider on port + 1), a fresh data dir. */
