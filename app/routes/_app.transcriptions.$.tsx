@@ -15,7 +15,7 @@ import { requireUser } from "~/services/session.server";
 import { meterCall } from "~/services/usage.server";
 import type { TranscriptWord } from "~/services/speech/transcript-format";
 import { setToast } from "~/services/toast.server";
-import { deleteTranscript, getTranscript } from "~/services/transcription.server";
+import { deleteTranscript, getTranscript } from "~/services/transcripts.server";
 import { LetterStatusLabel } from "./_app.arztbriefe.$/letter-status";
 import {
   canCreateLetter,

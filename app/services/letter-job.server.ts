@@ -17,7 +17,7 @@ import { generateLetter } from "./letters/generate.server";
 import { sectionsOf, type LetterSection } from "./letters/letter-content";
 import { getLanguageModel } from "./llm/engine.server";
 import { getUserStructure } from "./templates.server";
-import { getTranscript } from "./transcription.server";
+import { getTranscript } from "./transcripts.server";
 import { recordTokens } from "./usage.server";
 
 // A run of a letter job (letters.server.ts creates them; ADR 0012): claimed under a lease that a heartbeat

@@ -20,7 +20,7 @@ import {
 import { getLanguageModel } from "./llm/engine.server";
 import { LlmError, type TokenUsage } from "./llm/types";
 import { hitRateLimit } from "./rate-limit.server";
-import { getTranscript } from "./transcription.server";
+import { getTranscript } from "./transcripts.server";
 import { meterCall, recordTokens } from "./usage.server";
 
 // Refining letters (issue 6): in the editor a refinement is a proposal (letter_proposals) that becomes a version

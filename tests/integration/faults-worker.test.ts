@@ -10,7 +10,7 @@ import { setLanguageModel } from "~/services/llm/engine.server";
 import { createOpenAiChatModel } from "~/services/llm/openai-chat.server";
 import { setSpeechEngine } from "~/services/speech/engine.server";
 import { createSpeechmaticsEngine } from "~/services/speech/speechmatics.server";
-import { LEASE_MS, sweepTranscriptionJobs } from "~/services/transcription.server";
+import { LEASE_MS, sweepTranscriptionJobs } from "~/services/transcription-job.server";
 import { makeSpeechWav, makeTempDir, removeTempDir } from "../support/audio-fixtures";
 import { bundleFaultWorker, startFaultWorker, type FaultWorker } from "../support/fault-worker-process";
 import { meteredUnits, seedReadyRecording, stateOf } from "../support/faults";
