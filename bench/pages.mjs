@@ -25,7 +25,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import pg from "pg";
-import { loadFakeSpeechmatics, loadTestSupport } from "../scripts/fake-speech-bundle.mjs";
+import { startEngineFakes } from "./support-engines.mjs";
 import { apiClient, copyRecording, openDatabase, recordingWithLetter } from "./support-seed.mjs";
 import { benchAppEnv, signIn, waitForApp } from "./support.mjs";
 
@@ -53,23 +53,9 @@ const fakes = [];
 let database;
 
 async function startFakes() {
-  const [{ startFakeSpeechmatics }, { startFakeOpenAiChatServer }, { letterModel }] = await Promise.all([
-    loadFakeSpeechmatics(path.join(work, "support")),
-    loadTestSupport("fake-openai-chat", path.join(work, "support")),
-    loadTestSupport("fake-llm-letters", path.join(work, "support")),
-  ]);
-  const speech = await startFakeSpeechmatics({ port: 0, host: "127.0.0.1" });
-  const llm = await startFakeOpenAiChatServer({ apiKey: "test-key", responder: letterModel });
+  const { speech, llm, env } = await startEngineFakes(path.join(work, "support"));
   fakes.push(speech, llm);
-  return {
-    SPEECH_ENGINE: "speechmatics",
-    SPEECHMATICS_API_KEY: "test-key",
-    SPEECHMATICS_BATCH_URL: speech.url,
-    LLM_ENGINE: "openai",
-    LLM_OPENAI_URL: llm.url,
-    LLM_OPENAI_API_KEY: "test-key",
-    AUTO_START_TRANSCRIPTION: "false",
-  };
+  return env;
 }
 
 async function startApp(engines) {

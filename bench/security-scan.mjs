@@ -28,7 +28,8 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs, promisify } from "node:util";
-import { loadFakeSpeechmatics, loadTestSupport } from "../scripts/fake-speech-bundle.mjs";
+import { loadTestSupport } from "../scripts/fake-speech-bundle.mjs";
+import { startEngineFakes } from "./support-engines.mjs";
 import { until } from "./support-seed.mjs";
 import { benchAppEnv, signIn, waitForApp } from "./support.mjs";
 
@@ -1079,15 +1080,10 @@ async function main() {
   process.once("SIGTERM", onSignal);
   try {
     const support = path.join(work, "support");
-    const { startFakeSpeechmatics } = await loadFakeSpeechmatics(support);
-    const [{ startFakeOpenAiChatServer }, { letterModel }, { germanTextPdf }] = await Promise.all([
-      loadTestSupport("fake-openai-chat", support),
-      loadTestSupport("fake-llm-letters", support),
-      loadTestSupport("pdf-fixtures", support),
-    ]);
+    const { germanTextPdf } = await loadTestSupport("pdf-fixtures", support);
     await waitForQuietBuild();
-    speech = await startFakeSpeechmatics({ port: 0, host: "127.0.0.1" });
-    llm = await startFakeOpenAiChatServer({ apiKey: "test-key", responder: letterModel });
+    const engines = await startEngineFakes(support);
+    ({ speech, llm } = engines);
     // Patient records switched on (a directory of PDFs per patient id), so that the patient id reaches a lookup.
     const patients = path.join(work, "patient-records");
     fs.mkdirSync(path.join(patients, "P-1001"), { recursive: true });
@@ -1097,13 +1093,7 @@ async function main() {
       PATIENT_RECORDS_DRIVER: "directory",
       PATIENT_RECORDS_DIR: patients,
       RATE_LIMIT_PATIENT_RECORDS_PER_HOUR: "100000",
-      SPEECH_ENGINE: "speechmatics",
-      SPEECHMATICS_API_KEY: "test-key",
-      SPEECHMATICS_BATCH_URL: speech.url,
-      LLM_ENGINE: "openai",
-      LLM_OPENAI_URL: llm.url,
-      LLM_OPENAI_API_KEY: "test-key",
-      AUTO_START_TRANSCRIPTION: "false",
+      ...engines.env,
     });
     await waitForBusyApp(app);
     const inputs = { wav: await makeSpeech(work), pdf: Buffer.from(await germanTextPdf()) };

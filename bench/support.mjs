@@ -1,5 +1,5 @@
-// What the benches share: a silent 16 kHz mono PCM WAV of any size, and signing in through the development
-// provider with a tiny cookie jar (no browser).
+// What the benches (and the scale-out proof) share: a silent 16 kHz mono PCM WAV of any size, signing in through
+// the development provider with a tiny cookie jar (no browser), and the upload in parts the browser makes.
 import fs from "node:fs";
 
 export function wavHeader(dataBytes) {
@@ -28,8 +28,12 @@ export function writeSilentWav(file, bytes) {
   fs.closeSync(fd);
 }
 
-/** Follows the sign-in redirects of the app at `app` for a demo account; returns the app's Cookie header. */
-export async function signIn(app, accountId) {
+/**
+ * Follows the sign-in redirects of the app at `app` for a demo account; returns the app's Cookie header. Cookies are
+ * kept per port (the app's and the provider's). `onHop(url, response, method)` sees each answer as it comes (the
+ * scale-out proof notes which instance gave it).
+ */
+export async function signIn(app, accountId, { onHop } = {}) {
   const jar = new Map();
   const store = (url, response) => {
     for (const line of response.headers.getSetCookie()) {
@@ -52,6 +56,7 @@ export async function signIn(app, accountId) {
       headers: { ...(init.headers ?? {}), cookie: cookies(url) },
     });
     store(url, response);
+    onHop?.(url, response, init.method ?? "GET");
     init = {};
     const location = response.headers.get("location");
     if (location) {
@@ -72,7 +77,7 @@ export async function signIn(app, accountId) {
     if (new URL(url).pathname === "/auth/callback") return cookies(app);
     throw new Error(`sign-in stopped at ${url} (${response.status})`);
   }
-  throw new Error("too many redirects");
+  throw new Error("sign-in: too many redirects");
 }
 
 /** The environment of a bench's app: the built server on `port` (sign-in provider on port + 1), a fresh data dir. */
@@ -100,4 +105,42 @@ export async function waitForApp(app) {
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   throw new Error("the app did not start within 2 minutes");
+}
+
+/**
+ * One upload in parts, as the browser's upload script makes it: start, part URLs three at a time, a PUT per part
+ * (the three at once with `together`, else one after another), complete, then update-file-metadata (which checks
+ * the file). `post(path, body)` makes the JSON calls as the signed-in user. Returns the upload's key.
+ */
+export async function uploadInParts(post, file, { bytes, fileName, together = false, label = "upload" }) {
+  const start = await post("/api/upload-parts/start", {
+    file_name: fileName,
+    file_type: "audio/wav",
+    file_size: bytes,
+    language_code: "de",
+  });
+  if (!start.key) throw new Error(`${label}: ${JSON.stringify(start)}`);
+  const put = async (part) => {
+    const from = (part.part_number - 1) * start.part_size;
+    const to = Math.min(from + start.part_size, bytes) - 1;
+    const response = await fetch(part.url, {
+      method: "PUT",
+      body: fs.createReadStream(file, { start: from, end: to }),
+      headers: { "content-length": String(to - from + 1) },
+      duplex: "half",
+    });
+    await response.arrayBuffer();
+    if (!response.ok) throw new Error(`${label} part ${part.part_number}: PUT ${response.status}`);
+  };
+  for (let first = 1; first <= start.part_count; first += 3) {
+    const numbers = [first, first + 1, first + 2].filter((n) => n <= start.part_count);
+    const { parts } = await post("/api/upload-parts/urls", { key: start.key, part_numbers: numbers });
+    if (together) await Promise.all(parts.map(put));
+    else for (const part of parts) await put(part);
+  }
+  const complete = await post("/api/upload-parts/complete", { key: start.key });
+  if (!complete.success) throw new Error(`${label}: ${JSON.stringify(complete)}`);
+  const checked = await post("/api/update-file-metadata", { s3_key: start.key, metadata: {} });
+  if (!checked.success) throw new Error(`${label}: ${JSON.stringify(checked)}`);
+  return start.key;
 }

@@ -17,7 +17,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { apiClient } from "./support-seed.mjs";
-import { benchAppEnv, signIn, waitForApp, writeSilentWav } from "./support.mjs";
+import { benchAppEnv, signIn, uploadInParts, waitForApp, writeSilentWav } from "./support.mjs";
 
 const { values: opts } = parseArgs({
   options: {
@@ -35,38 +35,6 @@ const work = fs.mkdtempSync(path.join(os.tmpdir(), "skribent-bench-upload-load-"
 const ACCOUNTS = ["anna-berger", "jonas-keller", "emily-clarke", "max-hoffmann", "sara-yilmaz"];
 
 const rssMiB = (pid) => Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"))[1]) / 1024;
-
-/** One upload in parts, as the browser's upload script makes it (three parts at a time). */
-async function upload(client, wav, index) {
-  const start = await client.post("/api/upload-parts/start", {
-    file_name: `Sprechstunde-${index}.wav`,
-    file_type: "audio/wav",
-    file_size: BYTES,
-    language_code: "de",
-  });
-  for (let first = 1; first <= start.part_count; first += 3) {
-    const numbers = [first, first + 1, first + 2].filter((n) => n <= start.part_count);
-    const { parts } = await client.post("/api/upload-parts/urls", { key: start.key, part_numbers: numbers });
-    await Promise.all(
-      parts.map(async (part) => {
-        const from = (part.part_number - 1) * start.part_size;
-        const to = Math.min(from + start.part_size, BYTES) - 1;
-        const put = await fetch(part.url, {
-          method: "PUT",
-          body: fs.createReadStream(wav, { start: from, end: to }),
-          headers: { "content-length": String(to - from + 1) },
-          duplex: "half",
-        });
-        await put.arrayBuffer();
-        if (!put.ok) throw new Error(`upload ${index} part ${part.part_number}: PUT ${put.status}`);
-      }),
-    );
-  }
-  const complete = await client.post("/api/upload-parts/complete", { key: start.key });
-  if (!complete.success) throw new Error(`upload ${index}: ${JSON.stringify(complete)}`);
-  const checked = await client.post("/api/update-file-metadata", { s3_key: start.key, metadata: {} });
-  if (!checked.success) throw new Error(`upload ${index}: ${JSON.stringify(checked)}`);
-}
 
 const WRK_SCRIPT = `
 local paths = { "/", "/arztbriefe", "/transcriptions" }
@@ -130,7 +98,14 @@ try {
   const sampler = setInterval(() => (peak = Math.max(peak, rssMiB(app.pid))), 50);
   const started = performance.now();
   const results = await Promise.allSettled(
-    Array.from({ length: UPLOADS }, (_, i) => upload(clients[i % clients.length], wav, i + 1)),
+    Array.from({ length: UPLOADS }, (_, i) =>
+      uploadInParts(clients[i % clients.length].post, wav, {
+        bytes: BYTES,
+        fileName: `Sprechstunde-${i + 1}.wav`,
+        together: true,
+        label: `upload ${i + 1}`,
+      }),
+    ),
   );
   const seconds = (performance.now() - started) / 1000;
   clearInterval(sampler);

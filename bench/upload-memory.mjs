@@ -10,7 +10,7 @@ import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { signIn, wavHeader, writeSilentWav } from "./support.mjs";
+import { signIn, uploadInParts, wavHeader, writeSilentWav } from "./support.mjs";
 
 const PORT = Number(process.env.BENCH_PORT ?? 3400);
 const APP = `http://localhost:${PORT}`;
@@ -103,32 +103,7 @@ async function main() {
     rows.push([
       "upload in parts + server check",
       await measure(server.pid, async () => {
-        const start = await json("/api/upload-parts/start", {
-          file_name: "big.wav",
-          file_type: "audio/wav",
-          file_size: BYTES,
-          language_code: "de",
-        });
-        if (!start.key) throw new Error(JSON.stringify(start));
-        for (let first = 1; first <= start.part_count; first += 3) {
-          const numbers = [first, first + 1, first + 2].filter((n) => n <= start.part_count);
-          const { parts } = await json("/api/upload-parts/urls", { key: start.key, part_numbers: numbers });
-          for (const part of parts) {
-            const from = (part.part_number - 1) * start.part_size;
-            const to = Math.min(from + start.part_size, BYTES) - 1;
-            const put = await fetch(part.url, {
-              method: "PUT",
-              body: fs.createReadStream(wav, { start: from, end: to }),
-              headers: { "content-length": String(to - from + 1) },
-              duplex: "half",
-            });
-            if (!put.ok) throw new Error(`part ${part.part_number}: PUT ${put.status}`);
-          }
-        }
-        const complete = await json("/api/upload-parts/complete", { key: start.key });
-        if (!complete.success) throw new Error(JSON.stringify(complete));
-        const done = await json("/api/update-file-metadata", { s3_key: start.key, metadata: {} });
-        if (!done.success) throw new Error(JSON.stringify(done));
+        await uploadInParts(json, wav, { bytes: BYTES, fileName: "big.wav" });
       }),
     ]);
 

@@ -2,11 +2,11 @@
 // with the named letter behaviour of tests/support/fake-llm-letters.ts, for Playwright and for trying the app:
 //   node scripts/fake-llm-server.mjs --port 3106
 // then run the app with LLM_ENGINE=openai LLM_OPENAI_URL=http://127.0.0.1:3106/v1 LLM_OPENAI_API_KEY=test-key.
-import { build } from "esbuild";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { bundleForNode } from "./bundle-source.mjs";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const portFlag = process.argv.indexOf("--port");
@@ -18,19 +18,7 @@ fs.writeFileSync(
   `export { startFakeOpenAiChatServer } from ${JSON.stringify(path.join(ROOT, "tests/support/fake-openai-chat.ts"))};\n` +
     `export { letterModel } from ${JSON.stringify(path.join(ROOT, "tests/support/fake-llm-letters.ts"))};\n`,
 );
-const outfile = path.join(dir, "fake-llm.mjs");
-await build({
-  entryPoints: [entry],
-  outfile,
-  bundle: true,
-  platform: "node",
-  format: "esm",
-  target: "node20",
-  packages: "external",
-  tsconfig: path.join(ROOT, "tsconfig.json"),
-  logLevel: "warning",
-});
-fs.symlinkSync(path.join(ROOT, "node_modules"), path.join(dir, "node_modules"), "dir");
+const outfile = await bundleForNode(entry, path.join(dir, "fake-llm.mjs"));
 const { startFakeOpenAiChatServer, letterModel } = await import(pathToFileURL(outfile).href);
 const server = await startFakeOpenAiChatServer({ apiKey: "test-key", responder: letterModel, port, host: "127.0.0.1" });
 console.log(`fake OpenAI-compatible chat API at ${server.url} (key: test-key)`);

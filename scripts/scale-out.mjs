@@ -29,7 +29,8 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import pg from "pg";
 import WebSocket from "ws";
-import { writeSilentWav } from "../bench/support.mjs";
+import { signIn as followSignIn, writeSilentWav } from "../bench/support.mjs";
+import { bundleForNode } from "./bundle-source.mjs";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const BASE = Number(process.env.SCALE_OUT_PORT ?? 3860);
@@ -303,66 +304,27 @@ async function call(method, url, { json, body, headers = {}, expect = [200] } = 
 }
 const say = (method, p, r) => note(`[${r.instance ?? "-"}] ${method} ${p} → ${r.status} (${r.ms} ms)`);
 
-/** The sign-in redirects (as bench/support.mjs follows them), noting who answered each app hop. */
+/** bench/support.mjs's sign-in, through nginx, noting who answered each app hop. */
 async function signIn(accountId) {
-  const jar = new Map();
-  const store = (url, response) => {
-    for (const line of response.headers.getSetCookie()) {
-      const [pair] = line.split(";");
-      const [name, ...rest] = pair.split("=");
-      jar.set(`${new URL(url).port}|${name}`, rest.join("="));
-    }
-  };
-  const cookiesFor = (url) =>
-    [...jar]
-      .filter(([k]) => k.startsWith(`${new URL(url).port}|`))
-      .map(([k, v]) => `${k.split("|")[1]}=${v}`)
-      .join("; ");
-  let url = `${APP}/auth/start?redirectTo=%2F`;
-  let init = {};
   const hops = [];
-  for (let hop = 0; hop < 20; hop++) {
-    const response = await fetch(url, {
-      ...init,
-      redirect: "manual",
-      headers: { ...(init.headers ?? {}), cookie: cookiesFor(url) },
-    });
-    store(url, response);
-    const instance = response.headers.get("x-skribent-instance");
-    const where = new URL(url);
-    hops.push(
-      `${where.port === String(PORTS.idp) ? "IdP" : `[${instance}]`} ${init.method ?? "GET"} ${where.pathname}`,
-    );
-    if (instance) {
-      current.served[instance] += 1;
-      current.requests += 1;
-    }
-    init = {};
-    const location = response.headers.get("location");
-    if (where.pathname === "/auth/callback") {
+  const cookies = await followSignIn(APP, accountId, {
+    onHop(url, response, method) {
+      const instance = response.headers.get("x-skribent-instance");
+      const where = new URL(url);
+      hops.push(`${where.port === String(PORTS.idp) ? "IdP" : `[${instance}]`} ${method} ${where.pathname}`);
+      if (instance) {
+        current.served[instance] += 1;
+        current.requests += 1;
+      }
       // 200: the page that refreshes to where the user was going, with the session cookie set.
-      check(response.status === 200, `the callback answered ${response.status}`);
-      note(`hops: ${hops.join(" → ")}`);
-      return cookiesFor(APP);
-    }
-    if (location) {
-      url = new URL(location, url).toString();
-      continue;
-    }
-    const html = await response.text();
-    const action = /<form[^>]*method="post"[^>]*action="([^"]+\/login)"/.exec(html)?.[1];
-    if (action) {
-      url = new URL(action.replace(/&amp;/g, "&"), url).toString();
-      init = {
-        method: "POST",
-        headers: { "content-type": "application/x-www-form-urlencoded" },
-        body: `accountId=${accountId}`,
-      };
-      continue;
-    }
-    throw new ProofError(`sign-in stopped at ${url} (${response.status})`);
-  }
-  throw new ProofError("sign-in: too many redirects");
+      if (where.pathname === "/auth/callback")
+        check(response.status === 200, `the callback answered ${response.status}`);
+    },
+  }).catch((error) => {
+    throw /^sign-in/.test(error?.message) ? new ProofError(error.message) : error;
+  });
+  note(`hops: ${hops.join(" → ")}`);
+  return cookies;
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -454,7 +416,6 @@ async function main() {
   cleanups.push(() => run("dropdb", [...pgArgs, "--if-exists", "--force", database]));
   note(`database ${database} on ${PG.host}:${PG.port}`);
 
-  const support = path.join(tmp, "support");
   const entry = path.join(tmp, "support.ts");
   fs.writeFileSync(
     entry,
@@ -467,21 +428,7 @@ async function main() {
       `export { startDevOidcProvider } from ${JSON.stringify(path.join(ROOT, "app/services/dev-oidc/provider.server.ts"))};`,
     ].join("\n"),
   );
-  const { build } = await import("esbuild");
-  fs.mkdirSync(support, { recursive: true });
-  await build({
-    entryPoints: [entry],
-    outfile: path.join(support, "support.mjs"),
-    bundle: true,
-    platform: "node",
-    format: "esm",
-    target: "node20",
-    packages: "external",
-    tsconfig: path.join(ROOT, "tsconfig.json"),
-    logLevel: "warning",
-  });
-  fs.symlinkSync(path.join(ROOT, "node_modules"), path.join(support, "node_modules"), "dir");
-  const lib = await import(path.join(support, "support.mjs"));
+  const lib = await import(await bundleForNode(entry, path.join(tmp, "support", "support.mjs")));
 
   const s3 = await lib.startS3rver("skribent-scale", { port: PORTS.s3, s3rverPort: PORTS.s3rver });
   cleanups.push(() => s3.close());

@@ -2,8 +2,9 @@ import { sql, type Kysely, type Transaction } from "kysely";
 import { getDb } from "~/services/db.server";
 import type { Database, TranscriptionJobStatus, TranscriptionStatus } from "./schema";
 
-// Transcription jobs and transcripts, scoped by owner wherever a user asks (STYLE.md §2). The worker's
-// own calls name a job by id: it acts for the job's owner, whose id it carries along.
+// Transcription jobs and the recording's transcription state, scoped by owner wherever a user asks (STYLE.md
+// §2). The worker's own calls name a job by id: it acts for the job's owner, whose id it carries along. The
+// transcripts' rows are in transcript.server.ts.
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -208,85 +209,6 @@ export async function listWaitingJobs(before: Date) {
     .where("status", "=", "queued")
     .where("updated_at", "<", before)
     .select("id")
-    .execute();
-}
-
-export async function insertTranscript(
-  db: Db,
-  values: {
-    ownerId: string;
-    recordingId: string;
-    key: string;
-    language: string;
-    engine: string;
-    audioSeconds: number;
-    wordCount: number;
-    speakerCount: number;
-    tags: string[];
-  },
-) {
-  return db
-    .insertInto("transcripts")
-    .values({
-      owner_id: values.ownerId,
-      recording_id: values.recordingId,
-      storage_key: values.key,
-      language_code: values.language,
-      engine: values.engine,
-      audio_seconds: values.audioSeconds,
-      word_count: values.wordCount,
-      speaker_count: values.speakerCount,
-      tags: JSON.stringify(values.tags),
-    })
-    .onConflict((oc) => oc.column("recording_id").doNothing())
-    .returning("id")
-    .executeTakeFirst();
-}
-
-export async function findTranscriptByKey({ ownerId, key }: { ownerId: string; key: string }) {
-  return getDb()
-    .selectFrom("transcripts")
-    .innerJoin("recordings", "recordings.id", "transcripts.recording_id")
-    .where("transcripts.owner_id", "=", ownerId)
-    .where("transcripts.storage_key", "=", key)
-    .select([
-      "transcripts.id",
-      "transcripts.recording_id",
-      "transcripts.storage_key",
-      "transcripts.created_at",
-      "transcripts.tags",
-      "recordings.storage_key as source_key",
-      "recordings.original_filename",
-      "recordings.display_name",
-      "recordings.language_code",
-      "recordings.template_id",
-    ])
-    .executeTakeFirst();
-}
-
-export async function deleteTranscriptRow(db: Db, { ownerId, recordingId }: { ownerId: string; recordingId: string }) {
-  const result = await db
-    .deleteFrom("transcripts")
-    .where("owner_id", "=", ownerId)
-    .where("recording_id", "=", recordingId)
-    .executeTakeFirst();
-  return Number(result.numDeletedRows);
-}
-
-export async function setTranscriptTags({
-  ownerId,
-  recordingId,
-  tags,
-}: {
-  ownerId: string;
-  recordingId: string;
-  tags: string[];
-}) {
-  await getDb()
-    .updateTable("transcripts")
-    .set({ tags: JSON.stringify(tags) })
-    .where("owner_id", "=", ownerId)
-    .where("recording_id", "=", recordingId)
     .execute();
 }
 

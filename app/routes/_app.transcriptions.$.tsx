@@ -6,7 +6,7 @@ import { Modal } from "~/components/ui/modal";
 import { formatDateTime, type Language } from "~/i18n";
 import { findLetterOfRecording } from "~/models/letter.server";
 import { findRecordingByKey } from "~/models/recording.server";
-import { findTranscriptByKey } from "~/models/transcription.server";
+import { findTranscriptByKey } from "~/models/transcript.server";
 import { audit } from "~/services/audit.server";
 import { getDb } from "~/services/db.server";
 import { DomainError } from "~/services/domain-error.server";
@@ -15,7 +15,7 @@ import { requireUser } from "~/services/session.server";
 import { meterCall } from "~/services/usage.server";
 import type { TranscriptWord } from "~/services/speech/transcript-format";
 import { setToast } from "~/services/toast.server";
-import { deleteTranscript, getTranscript } from "~/services/transcription.server";
+import { deleteTranscript, getTranscript } from "~/services/transcripts.server";
 import { LetterStatusLabel } from "./_app.arztbriefe.$/letter-status";
 import {
   canCreateLetter,

@@ -9,11 +9,11 @@ import {
 } from "~/models/account.server";
 import { audit } from "./audit.server";
 import { getDb } from "./db.server";
-import { stopLetterJob } from "./letters.server";
+import { stopLetterJob } from "./letter-job.server";
 import { wake } from "./live/bus.server";
 import { closeRun } from "./live/runner.server";
 import { STORAGE_AREAS, getStorage, ownerPrefix } from "./storage.server";
-import { stopTranscription } from "./transcription.server";
+import { stopTranscription } from "./transcription-job.server";
 
 // Deleting an account (issue 9 "Data lifecycle"; ADR 0016): by the user from Settings or by an admin from the
 // dashboard. Work in flight is stopped, then the users row goes in one statement and every owned row with it

@@ -7,11 +7,13 @@ import { getDatabase, upkeepEmbeddedDatabase } from "./db.server";
 import { deleteExpiredPendingPosts } from "./pending-post.server";
 import { pruneRateLimits } from "./rate-limit.server";
 import { deleteAudioPastRetention, deleteStaleUploads } from "./recording-removal.server";
-import { LETTER_QUEUE, runLetterJob, sweepLetterJobs } from "./letters.server";
+import { runLetterJob, sweepLetterJobs } from "./letter-job.server";
+import { LETTER_QUEUE } from "./letters.server";
 import { sweepAccountPurges } from "./account-deletion.server";
 import { sweepChats } from "./chat/chat.server";
 import { sweepLiveSessions } from "./live/sessions.server";
-import { runTranscriptionJob, sweepTranscriptionJobs, TRANSCRIPTION_QUEUE } from "./transcription.server";
+import { runTranscriptionJob, sweepTranscriptionJobs } from "./transcription-job.server";
+import { TRANSCRIPTION_QUEUE } from "./transcription.server";
 
 // The durable queue lives in the database (pg-boss, ADR 0005). It talks through
 // the app's own pool, so on the embedded PGlite it shares the single connection

@@ -3,7 +3,7 @@ import type { StoredLetterContent } from "~/models/schema";
 import { getDb } from "./db.server";
 import { DomainError } from "./domain-error.server";
 import { letterKeyFrom, requireLetter, sectionsFor } from "./letter-editing.server";
-import { letterLanguage, recordTokens } from "./letters.server";
+import { letterLanguage } from "./letters.server";
 import {
   diffSections,
   letterPlainText,
@@ -20,8 +20,8 @@ import {
 import { getLanguageModel } from "./llm/engine.server";
 import { LlmError, type TokenUsage } from "./llm/types";
 import { hitRateLimit } from "./rate-limit.server";
-import { getTranscript } from "./transcription.server";
-import { meterCall } from "./usage.server";
+import { getTranscript } from "./transcripts.server";
+import { meterCall, recordTokens } from "./usage.server";
 
 // Refining letters (issue 6): in the editor a refinement is a proposal (letter_proposals) that becomes a version
 // only when the doctor accepts it, and only if the letter has not changed since; the SPEC §7 calls

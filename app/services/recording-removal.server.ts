@@ -13,8 +13,9 @@ import { getConfig } from "./config.server";
 import { liveUploadKey } from "./live/save-upload.server";
 import { requireAudio, requireRecording } from "./recordings.server";
 import { getStorage } from "./storage.server";
-import { stopLetterJob } from "./letters.server";
-import { removeTranscription, stopTranscription } from "./transcription.server";
+import { stopLetterJob } from "./letter-job.server";
+import { stopTranscription } from "./transcription-job.server";
+import { removeTranscription } from "./transcripts.server";
 
 // Removing recordings: delete (everything goes), reset (transcript and letters go, the audio stays) and
 // the daily sweep of uploads never finished. Nothing is left orphaned in the database or in storage.

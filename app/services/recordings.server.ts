@@ -27,7 +27,7 @@ import { localiseAudioMessage } from "./media-messages.server";
 import { hitRateLimit } from "./rate-limit.server";
 import { getStorage, makeStorageKey } from "./storage.server";
 import { getUserStructure } from "./templates.server";
-import { setTranscriptTags } from "~/models/transcription.server";
+import { setTranscriptTags } from "~/models/transcript.server";
 import { setLetterTags } from "~/models/letter.server";
 
 // Recordings: upload slots with short-lived URLs, the server's check of the

@@ -1,5 +1,7 @@
 import { usageTotals, type Period } from "~/models/admin.server";
+import { getConfig } from "./config.server";
 import { getDb } from "./db.server";
+import type { TokenUsage } from "./llm/types";
 import { isOrgAccount } from "./organisation.server";
 
 // One usage table for every adapter (ARCHITECTURE.md "Engines behind interfaces"), read by the admin dashboard.
@@ -123,6 +125,25 @@ export function meterCall(userId: string, endpoint: SpecEndpoint | null) {
 /** Waits for the usage writes under way (tests, and a graceful stop). */
 export async function settleMetering() {
   while (pending.size > 0) await Promise.all([...pending]);
+}
+
+/** A language model's tokens, priced by configuration (nothing for the local engine). */
+export async function recordTokens(userId: string, endpoint: string, usage: TokenUsage, local: boolean) {
+  const prices = getConfig().prices;
+  await recordUsage({
+    userId,
+    endpoint,
+    units: usage.promptTokens,
+    unit: "input_token",
+    unitPriceUsd: local ? 0 : prices.llmInputPer1kTokensUsd / 1000,
+  });
+  await recordUsage({
+    userId,
+    endpoint,
+    units: usage.completionTokens,
+    unit: "output_token",
+    unitPriceUsd: local ? 0 : prices.llmOutputPer1kTokensUsd / 1000,
+  });
 }
 
 export type UsageDashboardUser = {

@@ -10,9 +10,8 @@ import { action as ragAction } from "~/routes/api.structure.user_.rag-permission
 import { loader as usageLoader } from "~/routes/api.usage-dashboard";
 import { getConfig, setConfig } from "~/services/config.server";
 import { getDb } from "~/services/db.server";
-import { recordTokens } from "~/services/letters.server";
 import { meterLiveAudio } from "~/services/live/live-usage.server";
-import { recordUsage, settleMetering, type UsageDashboardUser } from "~/services/usage.server";
+import { recordTokens, recordUsage, settleMetering, type UsageDashboardUser } from "~/services/usage.server";
 import { adminPage, sessionFor } from "../support/admin-pages";
 import { APP_URL, callRoute, request, setupTestApp } from "../setup/app";
 

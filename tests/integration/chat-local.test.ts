@@ -4,7 +4,8 @@ import { listChatMessages } from "~/models/chat.server";
 import { answerQuestion, prepareQuestion } from "~/services/chat/chat.server";
 import { getDb } from "~/services/db.server";
 import { setLanguageModel } from "~/services/llm/engine.server";
-import { createLocalLanguageModel, unloadLocalLanguageModel } from "~/services/llm/local-llm.server";
+import { unloadLocalLanguageModel } from "~/services/llm/local-llm-runtime.server";
+import { createLocalLanguageModel } from "~/services/llm/local-llm.server";
 import { setupTestApp, signedInUser } from "../setup/app";
 
 // The chat on the embedded engine (issue 8): node-llama-cpp with ../shared/models/stories260K.gguf, a

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from "vitest";
 import { getDb } from "~/services/db.server";
-import { findDataBlocks } from "~/services/letters/letter-prompt";
+import { findDataBlocks } from "~/services/letters/data-blocks";
 import { reply } from "../support/fake-openai-chat";
 import { chatPage, conversationOf, cookieIn, setupChatModel } from "../support/chat-fixtures";
 import { GERMAN_LINES, germanTextPdf, htmlNamedPdf, truncatedPdf } from "../support/pdf-fixtures";

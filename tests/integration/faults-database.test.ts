@@ -4,7 +4,7 @@ import { openDatabase, setDatabase, type DatabaseHandle } from "~/services/db.se
 import { healthReport } from "~/services/health.server";
 import { setJobs, startJobs, type JobsHandle } from "~/services/jobs.server";
 import { setSpeechEngine } from "~/services/speech/engine.server";
-import { LEASE_MS, sweepTranscriptionJobs } from "~/services/transcription.server";
+import { LEASE_MS, sweepTranscriptionJobs } from "~/services/transcription-job.server";
 import { makeSpeechWav, makeTempDir, removeTempDir } from "../support/audio-fixtures";
 import { heldSpeechEngine, meteredUnits, seedReadyRecording, stateOf } from "../support/faults";
 import { serve } from "../support/remix-document";

@@ -4,7 +4,7 @@ import { healthReport } from "~/services/health.server";
 import { getFixedTFor } from "~/services/i18n.server";
 import { setSpeechEngine } from "~/services/speech/engine.server";
 import { createStorage, getStorage, ownerPrefix, setStorage, type StorageConfig } from "~/services/storage.server";
-import { runTranscriptionJob } from "~/services/transcription.server";
+import { runTranscriptionJob } from "~/services/transcription-job.server";
 import { getDb } from "~/services/db.server";
 import { makeSpeechWav, makeTempDir, removeTempDir } from "../support/audio-fixtures";
 import { heldSpeechEngine, meteredUnits, seedReadyRecording, stateOf } from "../support/faults";

@@ -17,7 +17,7 @@ import { getDb } from "~/services/db.server";
 import { setSpeechEngine } from "~/services/speech/engine.server";
 import { createSpeechmaticsEngine } from "~/services/speech/speechmatics.server";
 import { getStorage } from "~/services/storage.server";
-import { LEASE_MS, runTranscriptionJob, sweepTranscriptionJobs } from "~/services/transcription.server";
+import { LEASE_MS, runTranscriptionJob, sweepTranscriptionJobs } from "~/services/transcription-job.server";
 import {
   buildJsonV2,
   startFakeSpeechmatics,

@@ -1,4 +1,4 @@
-import { findDataBlocks } from "../../app/services/letters/letter-prompt";
+import { findDataBlocks } from "../../app/services/letters/data-blocks";
 import {
   CHAT_ANSWER_PREFIX,
   CHAT_CONTEXT_PREFIX,

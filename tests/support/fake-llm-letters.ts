@@ -1,4 +1,4 @@
-import { findDataBlocks } from "../../app/services/letters/letter-prompt";
+import { findDataBlocks } from "../../app/services/letters/data-blocks";
 import { chatModel } from "./fake-llm-chat";
 import { reply, type FakeChatReply, type FakeChatRequest } from "./fake-openai-chat";
 

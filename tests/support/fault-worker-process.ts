@@ -2,30 +2,18 @@ import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { build } from "esbuild";
+import { bundleForNode } from "../../scripts/bundle-source.mjs";
 
 // A job worker in a process of its own, which a test can kill the hard way (SIGKILL: no `finally`, no lease
 // renewal, no result — a crashed machine). It is fault-worker.ts bundled from source the way
-// scripts/build-worker.mjs bundles the real worker, into a temporary folder (not build/), whose node_modules
-// points at the project's.
+// scripts/build-worker.mjs bundles the real worker (scripts/bundle-source.mjs), into a temporary folder (not
+// build/), whose node_modules points at the project's.
 
 const ROOT = path.resolve(__dirname, "../..");
 
 export async function bundleFaultWorker() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "skribent-fault-worker-"));
-  fs.symlinkSync(path.join(ROOT, "node_modules"), path.join(dir, "node_modules"), "dir");
-  const file = path.join(dir, "worker.mjs");
-  await build({
-    entryPoints: [path.join(ROOT, "tests/support/fault-worker.ts")],
-    outfile: file,
-    bundle: true,
-    platform: "node",
-    format: "esm",
-    target: "node20",
-    packages: "external",
-    tsconfig: path.join(ROOT, "tsconfig.json"),
-    logLevel: "warning",
-  });
+  const file = await bundleForNode(path.join(ROOT, "tests/support/fault-worker.ts"), path.join(dir, "worker.mjs"));
   return { file, remove: () => fs.rmSync(dir, { recursive: true, force: true }) };
 }
 

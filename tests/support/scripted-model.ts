@@ -7,7 +7,7 @@ import type {
   StructuredRequest,
   StructuredResult,
 } from "~/services/llm/types";
-import { findDataBlocks } from "~/services/letters/letter-prompt";
+import { findDataBlocks } from "~/services/letters/data-blocks";
 
 // A LanguageModel for tests of the letter core: answers come from a `responder` function, every request is
 // recorded, tokens are counted with a simple deterministic rule (⌈characters / 4⌉), and a request whose

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { findDataBlocks, textOutsideBlocks } from "~/services/letters/letter-prompt";
+import { findDataBlocks, textOutsideBlocks } from "~/services/letters/data-blocks";
 import { estimateMessagesTokens, estimateTokens } from "~/services/llm/tokens";
 import {
   chatAnswerTokens,

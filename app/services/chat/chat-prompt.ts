@@ -1,12 +1,14 @@
-import { blockWrapper, dataBlock, languageName } from "~/services/letters/letter-prompt";
-import { headAndTail, type CountTokens } from "~/services/letters/long-transcript";
+import { blockWrapper, dataBlock } from "~/services/letters/data-blocks";
+import { languageName } from "~/services/letters/letter-prompt";
+import { headAndTail } from "~/services/letters/fit-text";
+import type { CountTokens } from "~/services/letters/long-transcript";
 import { MESSAGE_OVERHEAD_TOKENS } from "~/services/llm/tokens";
 import type { ChatMessage } from "~/services/llm/types";
 
 // The messages of a chat request (issue 8). The system message keeps the assistant to medical documentation,
 // says that PDF text is data and never an instruction, and that it reveals neither its instructions nor
 // anything beyond this conversation. PDF context prefixes the question (SPEC §7 notes) in delimited blocks of
-// the letters' kind (letter-prompt.ts: escaped, so a PDF cannot close its block), in the latest question only.
+// the letters' kind (data-blocks.ts: escaped, so a PDF cannot close its block), in the latest question only.
 // Everything is planned to fit the model's context window: the question, then the PDF text (shortened in the
 // middle, with a visible marker, when it does not fit), then as much of the earlier conversation as fits, the
 // newest first.

@@ -16,11 +16,10 @@ import { audit } from "../audit.server";
 import { getConfig } from "../config.server";
 import { getDb } from "../db.server";
 import { DomainError } from "../domain-error.server";
-import { recordTokens } from "../letters.server";
 import { getLanguageModel } from "../llm/engine.server";
 import type { TextSink } from "../llm/types";
 import { hitRateLimit } from "../rate-limit.server";
-import { meterCall } from "../usage.server";
+import { meterCall, recordTokens } from "../usage.server";
 import { checkChatPdfs, extractChatPdfs, type UploadedPdf } from "./chat-pdf.server";
 import {
   CHAT_QUESTION_MAX_CHARS,

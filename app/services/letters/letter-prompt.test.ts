@@ -1,13 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { fromTurns } from "../../../tests/support/long-consultation";
+import { closeDelimiter, escapeDelimiters, findDataBlocks, textOutsideBlocks } from "./data-blocks";
 import {
   TEMPLATE_PROMPT_MAX_CHARS,
   buildLetterMessages,
-  closeDelimiter,
-  escapeDelimiters,
-  findDataBlocks,
   selectStyleExamples,
-  textOutsideBlocks,
   type LetterInputs,
 } from "./letter-prompt";
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { LlmError } from "~/services/llm/types";
 import { ScriptedModel, extractiveResponder, type RecordedRequest } from "../../../tests/support/scripted-model";
 import { LetterGenerationError, RefineError } from "./letter-errors";
-import { findDataBlocks, textOutsideBlocks } from "./letter-prompt";
+import { findDataBlocks, textOutsideBlocks } from "./data-blocks";
 import { MAX_INSTRUCTION_CHARS, refineSections, refineText } from "./refine.server";
 
 const transcript = "Sprecher 1: Was nehmen Sie ein?\nSprecher 2: Ramipril 5 mg morgens.";

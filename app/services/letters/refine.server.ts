@@ -1,21 +1,16 @@
 import { LlmError, type ChatMessage, type JsonSchema, type LanguageModel, type TokenUsage } from "~/services/llm/types";
 import { noInformationText, type LetterLanguage, type LetterSection } from "./letter-content";
 import { LetterGenerationError, RefineError } from "./letter-errors";
-import {
-  MESSAGE_OVERHEAD_TOKENS,
-  blockWrapper,
-  dataBlock,
-  escapeDelimiters,
-  languageName,
-  type BlockAttributes,
-} from "./letter-prompt";
+import { blockWrapper, dataBlock, escapeDelimiters, type BlockAttributes } from "./data-blocks";
+import { MESSAGE_OVERHEAD_TOKENS, languageName } from "./letter-prompt";
 import { readSectionTexts, sectionKey, sectionsProperty } from "./letter-schema";
-import { assertFits, headAndTail, promptTokens } from "./long-transcript";
+import { headAndTail } from "./fit-text";
+import { assertFits, promptTokens } from "./long-transcript";
 
 // Refinement (SPEC §7 refine-arztbrief-structured and -bulk): the physician's instruction applied to one
 // section, to the whole text ('Full text only') or to every section at once. The instruction is the only
 // instruction the model gets from outside; the letter text and the transcript travel as delimited data
-// blocks (letter-prompt.ts), so a letter or transcript that says "ignore your instructions" is just text.
+// blocks (data-blocks.ts), so a letter or transcript that says "ignore your instructions" is just text.
 //
 // Fitting the context window: the letter text and room for its rewritten form (1.5 × its tokens + a margin)
 // always come first; if they do not fit, refusing is honest (RefineError too_long_to_refine) where cutting

@@ -2,7 +2,7 @@ import { createHmac } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { insertTranscript } from "~/models/transcription.server";
+import { insertTranscript } from "~/models/transcript.server";
 import { audit } from "../audit.server";
 import { getConfig } from "../config.server";
 import { getDb } from "../db.server";

@@ -5,12 +5,9 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 import { validateJson } from "./json-schema";
-import {
-  createLocalLanguageModel,
-  grammarSchema,
-  unloadLocalLanguageModel,
-  type LocalLlmConfig,
-} from "./local-llm.server";
+import { grammarSchema } from "./local-llm-grammar.server";
+import { unloadLocalLanguageModel } from "./local-llm-runtime.server";
+import { createLocalLanguageModel, type LocalLlmConfig } from "./local-llm.server";
 import { estimateTokens } from "./tokens";
 import { LlmError, type ChatMessage, type JsonSchema } from "./types";
 

@@ -1,17 +1,19 @@
 import { access, constants } from "node:fs/promises";
 import path from "node:path";
 
-import type {
-  ChatHistoryItem,
-  GbnfJsonSchema,
-  Llama,
-  LlamaChat,
-  LlamaContext,
-  LlamaGrammar,
-  LlamaModel,
-} from "node-llama-cpp";
+import type { ChatHistoryItem, GbnfJsonSchema, LlamaGrammar } from "node-llama-cpp";
 
 import { readStructuredAnswer } from "./json-schema";
+import { grammarSchema } from "./local-llm-grammar.server";
+import {
+  ensureLoaded,
+  getLlamaOnce,
+  loadFailure,
+  loadedModel,
+  missingModel,
+  serialised,
+  type Loaded,
+} from "./local-llm-runtime.server";
 import { estimateTokens } from "./tokens";
 import {
   LlmError,
@@ -28,13 +30,7 @@ import {
 } from "./types";
 
 // The embedded language model: a GGUF file run by llama.cpp through node-llama-cpp 3.22.1, on the CPU.
-// - Binaries: only the prebuilt CPU binary of @node-llama-cpp/<platform> (gpu: false, build: "never",
-//   skipDownload): nothing is compiled or downloaded, at install or at run time (package.json stubs out the
-//   CUDA/Vulkan packages and does not allow node-llama-cpp's postinstall).
-// - One model per process, loaded on first use and kept; one context with one sequence; requests run one at
-//   a time in arrival order (a caller that aborts while waiting leaves the queue at once). Threads are set
-//   explicitly for the context: with node-llama-cpp's default (at least 4) on a 2-core machine generation
-//   crawled at 1–2 tokens/s (shared/models/README.md).
+// - llama.cpp, the model and the queue of requests are process-wide (local-llm-runtime.server.ts).
 // - The context holds min(contextTokens, the model's training context). Until the model is loaded,
 //   `contextTokens` is the configured value and `countTokens` the conservative estimate of tokens.ts; after
 //   it, both are exact (model.tokenize). A request whose rendered prompt plus maxTokens does not fit is refused
@@ -70,215 +66,7 @@ export type LocalLanguageModel = LanguageModel & {
 
 const STRUCTURED_ATTEMPTS = 3;
 const RETRY_TEMPERATURE = 0.4;
-const USER_MODEL_MISSING = "letters:errors.modelMissing";
 const USER_INVALID_OUTPUT = "letters:errors.structuredOutputFailed";
-
-type Loaded = {
-  key: string;
-  model: LlamaModel;
-  context: LlamaContext;
-  chat: LlamaChat;
-  contextSize: number;
-  grammars: Map<string, Promise<LlamaGrammar>>;
-};
-
-// ---- Process-wide state: one llama.cpp, one model, one request at a time ---------------------------------
-
-let llama: Promise<Llama> | undefined;
-let current: { key: string; loading: Promise<Loaded> } | undefined;
-/** The model of `current` once it has loaded. */
-let active: Loaded | undefined;
-let lastLoadFailure: { key: string; message: string } | undefined;
-let tail: Promise<void> = Promise.resolve();
-
-function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (!signal) return promise;
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(error);
-      },
-    );
-  });
-}
-
-/** Runs `task` after every task queued before it; leaving the queue early (abort) never lets two run at once. */
-function serialised<T>(task: () => Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  const previous = tail;
-  let release!: () => void;
-  const done = new Promise<void>((resolve) => (release = resolve));
-  tail = previous.then(() => done);
-  return (async () => {
-    try {
-      await abortable(previous, signal);
-      return await task();
-    } finally {
-      release();
-    }
-  })();
-}
-
-function missingModel(file: string): LlmError {
-  return new LlmError(
-    "not_configured",
-    `The language model file ${file} does not exist. Run \`npm run models -- --only llm\` or set LOCAL_LLM_MODEL.`,
-    { userMessageKey: USER_MODEL_MISSING },
-  );
-}
-
-async function getLlamaOnce(): Promise<Llama> {
-  llama ??= import("node-llama-cpp")
-    .then(({ getLlama, LlamaLogLevel }) =>
-      getLlama({
-        gpu: false,
-        build: "never",
-        skipDownload: true,
-        usePrebuiltBinaries: true,
-        progressLogs: false,
-        // No cap of its own: each context's `threads` is then exactly what it asks for.
-        maxThreads: 0,
-        logLevel: LlamaLogLevel.error,
-        logger: (level, message) => {
-          if (level === "error" || level === "fatal") console.warn(`[llm] llama.cpp: ${message.trim()}`);
-        },
-      }),
-    )
-    .catch((error: unknown) => {
-      llama = undefined;
-      throw new LlmError(
-        "not_configured",
-        `node-llama-cpp has no usable prebuilt binary for this machine (${(error as Error).message})`,
-        { userMessageKey: USER_MODEL_MISSING, cause: error },
-      );
-    });
-  return llama;
-}
-
-async function load(config: LocalLlmConfig, key: string): Promise<Loaded> {
-  try {
-    await access(config.model, constants.R_OK);
-  } catch {
-    throw missingModel(config.model);
-  }
-  const instance = await getLlamaOnce();
-  let model: LlamaModel;
-  try {
-    model = await instance.loadModel({ modelPath: config.model, gpuLayers: 0 });
-  } catch (error) {
-    throw new LlmError(
-      "not_configured",
-      `llama.cpp cannot load ${config.model} (${(error as Error).message.split("\n")[0]}). ` +
-        "Fetch it again with `npm run models -- --only llm`.",
-      { userMessageKey: USER_MODEL_MISSING, cause: error },
-    );
-  }
-  try {
-    const limit = config.extendContext ? config.contextTokens : Math.min(config.contextTokens, model.trainContextSize);
-    const contextSize = Math.max(256, limit);
-    const context = await model.createContext({ contextSize, threads: config.threads, sequences: 1 });
-    const { LlamaChat } = await import("node-llama-cpp");
-    const chat = new LlamaChat({ contextSequence: context.getSequence() });
-    return { key, model, context, chat, contextSize: context.contextSize, grammars: new Map() };
-  } catch (error) {
-    await model.dispose().catch(() => {});
-    throw new LlmError(
-      "not_configured",
-      `No context of ${config.contextTokens} tokens for ${path.basename(config.model)} ` +
-        `(${(error as Error).message}). Lower LLM_CONTEXT_TOKENS or give the server more memory.`,
-      { userMessageKey: USER_MODEL_MISSING, cause: error },
-    );
-  }
-}
-
-async function release(loaded: Loaded) {
-  loaded.chat.dispose();
-  await loaded.context.dispose();
-  await loaded.model.dispose();
-}
-
-/** The loaded model for `key`, loading it (and releasing another) when needed. Call only inside the queue. */
-async function ensureLoaded(config: LocalLlmConfig, key: string): Promise<Loaded> {
-  if (current && current.key !== key) {
-    const previous = current.loading;
-    current = undefined;
-    active = undefined;
-    await previous.then(release, () => {});
-  }
-  if (!current) {
-    const loading = load(config, key);
-    current = { key, loading };
-    loading.then(
-      (value) => {
-        if (current?.loading === loading) active = value;
-        if (lastLoadFailure?.key === key) lastLoadFailure = undefined;
-      },
-      (error: unknown) => {
-        // A failed load is not kept: the file may be put in place later.
-        if (current?.loading === loading) current = undefined;
-        lastLoadFailure = { key, message: (error as Error).message };
-      },
-    );
-  }
-  return current.loading;
-}
-
-/** For tests and shutdown: releases the loaded model (the llama.cpp binding stays). */
-export async function unloadLocalLanguageModel(): Promise<void> {
-  await serialised(async () => {
-    const previous = current?.loading;
-    current = undefined;
-    active = undefined;
-    await previous?.then(release, () => {});
-  }, undefined);
-}
-
-// ---- JSON schema → grammar --------------------------------------------------------------------------------
-
-/** The JsonSchema subset in node-llama-cpp's grammar dialect; `pattern` has no counterpart and is left out. */
-export function grammarSchema(schema: JsonSchema): GbnfJsonSchema {
-  const description = schema.description ? { description: schema.description } : {};
-  if (schema.const !== undefined) return { const: schema.const, ...description };
-  if (schema.enum !== undefined) return { enum: schema.enum, ...description };
-  const type = schema.type ?? (schema.properties ? "object" : schema.items ? "array" : undefined);
-  switch (type) {
-    case "object":
-      return {
-        type: "object",
-        properties: Object.fromEntries(Object.entries(schema.properties ?? {}).map(([k, v]) => [k, grammarSchema(v)])),
-        ...(schema.required ? { required: schema.required } : {}),
-        // Unlisted properties are never generated (valid whether or not the schema allows them).
-        additionalProperties: false,
-        ...description,
-      };
-    case "array":
-      return {
-        type: "array",
-        ...(schema.items ? { items: grammarSchema(schema.items) } : {}),
-        ...(schema.minItems !== undefined ? { minItems: schema.minItems } : {}),
-        ...(schema.maxItems !== undefined ? { maxItems: schema.maxItems } : {}),
-        ...description,
-      };
-    case "string":
-      return {
-        type: "string",
-        ...(schema.minLength !== undefined ? { minLength: schema.minLength } : {}),
-        ...(schema.maxLength !== undefined ? { maxLength: schema.maxLength } : {}),
-        ...description,
-      };
-    case undefined:
-      return { type: ["string", "number", "boolean", "null"], ...description };
-    default:
-      return { type, ...description };
-  }
-}
 
 function history(messages: ChatMessage[]): ChatHistoryItem[] {
   return messages.map((m): ChatHistoryItem => {
@@ -297,7 +85,7 @@ export function createLocalLanguageModel(config: LocalLlmConfig): LocalLanguageM
 
   /** The model when this engine's model is the one loaded, else undefined (never starts a load). */
   function ready(): Loaded | undefined {
-    return active?.key === key ? active : undefined;
+    return loadedModel(key);
   }
 
   const loaded = () => ensureLoaded(config, key);
@@ -463,7 +251,8 @@ export function createLocalLanguageModel(config: LocalLlmConfig): LocalLanguageM
       }
       const target = ready();
       if (target) return { status: "healthy", detail: `${modelName} loaded, context ${target.contextSize} tokens` };
-      if (lastLoadFailure?.key === key) return { status: "error", detail: lastLoadFailure.message };
+      const failure = loadFailure(key);
+      if (failure) return { status: "error", detail: failure };
       try {
         const { readGgufFileInfo } = await import("node-llama-cpp");
         const info = await readGgufFileInfo(config.model, { readTensorInfo: false, sourceType: "filesystem" });

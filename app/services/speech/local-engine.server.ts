@@ -17,7 +17,8 @@ import {
   type SampleRange,
   type WavInfo,
 } from "./local-wav.server";
-import { assignSpeakers, type SpeakerTurn, type WindowPiece } from "./local-words.server";
+import { assignSpeakers, type SpeakerTurn } from "./local-speakers.server";
+import type { WindowPiece } from "./local-words.server";
 import {
   diarizationEnabled,
   fileProblem,

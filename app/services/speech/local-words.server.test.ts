@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { assignSpeakers, withoutPromptEcho, wordsFromWhisper, type WhisperSegment } from "./local-words.server";
+import { assignSpeakers } from "./local-speakers.server";
+import { withoutPromptEcho, wordsFromWhisper, type WhisperSegment } from "./local-words.server";
 
 // The local engine's token → word rules (ADR 0011) on synthetic whisper.cpp output: what the tensorless test
 // model cannot produce.

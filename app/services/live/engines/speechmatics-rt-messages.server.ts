@@ -2,7 +2,7 @@ import type { RawData } from "ws";
 import { z } from "zod";
 
 import { LIVE_SAMPLE_RATE, LIVE_SETTINGS, type LiveResult } from "~/live/protocol";
-import { speechmaticsVocabulary } from "../../speech/speechmatics.server";
+import { speechmaticsVocabulary } from "../../speech/speechmatics-format.server";
 import { LiveEngineError, type LiveRunOptions } from "../engine-types";
 
 // What the Speechmatics realtime engine (speechmatics-rt.server.ts) sends and how it reads what comes back

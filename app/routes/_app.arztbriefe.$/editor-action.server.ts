@@ -1,192 +1,22 @@
-import { json, redirect, type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-run/node";
+import { json, redirect, type ActionFunctionArgs } from "@remix-run/node";
 import { audit } from "~/services/audit.server";
 import { DomainError } from "~/services/domain-error.server";
 import { getFixedTFor, getLanguage } from "~/services/i18n.server";
-import {
-  getLetter,
-  letterHistory,
-  letterKeyFrom,
-  restoreVersion,
-  saveLetter,
-  sectionsFor,
-} from "~/services/letter-editing.server";
-import {
-  decideRefinement,
-  getProposal,
-  MAX_INSTRUCTION_CHARS,
-  proposeRefinement,
-} from "~/services/letter-refinement.server";
-import {
-  diffSections,
-  diffWords,
-  isNoInformation,
-  letterPlainText,
-  sectionsOf,
-  toStructuredContent,
-  type SectionChange,
-} from "~/services/letters/letter-content";
+import { getLetter, letterKeyFrom, restoreVersion, saveLetter } from "~/services/letter-editing.server";
+import { decideRefinement, proposeRefinement } from "~/services/letter-refinement.server";
+import { toStructuredContent } from "~/services/letters/letter-content";
 import { LlmError } from "~/services/llm/types";
-import { listPrompts, MAX_PROMPT_TITLE, MAX_PROMPTS, removePrompt, savePrompt } from "~/services/saved-prompts.server";
+import { listPrompts, removePrompt, savePrompt } from "~/services/saved-prompts.server";
 import { requireUser, type SessionUser } from "~/services/session.server";
 import { setToast, type Toast } from "~/services/toast.server";
 import { meterCall, type SpecEndpoint } from "~/services/usage.server";
+import { notFound, type Letter } from "./editor-access.server";
 import { editorUrl } from "./paths";
-import type { DiffSection, EditorActionData, EditorSection } from "./types";
-import { isLetterView, readViewPreference, rememberView } from "./view-preference.server";
+import type { EditorActionData } from "./types";
 
-// The letter editor's server side (SPEC §2 "Letter editor modal", §5 "Letters and prompts"): the loader
-// shapes one letter for the screen (structured or text view, a refinement proposal, the version history or a
-// comparison), the action runs one named intent (STYLE.md §7). Every read and write leaves an audit row
-// without content. Expected failures come back translated; what the doctor typed is sent back with them.
-
-type Args = Pick<LoaderFunctionArgs, "request" | "params">;
-type Letter = Awaited<ReturnType<typeof getLetter>>;
-
-const LANGUAGE_MISSING = "letters:errors.languageMissing";
-/** A letter that is not this user's (or not there) is a 404; nothing says whether it exists. */
-const HIDDEN = new Set(["letters:errors.letterNotFound", "letters:errors.letterKeyRequired", LANGUAGE_MISSING]);
-
-function notFound(error: unknown): never {
-  if (error instanceof DomainError && (HIDDEN.has(error.message) || error.kind === "not_found")) {
-    throw new Response("Not found", { status: 404 });
-  }
-  throw error;
-}
-
-function diffView(changes: SectionChange[], keepUnchanged: boolean): DiffSection[] {
-  return changes
-    .filter((c) => keepUnchanged || c.status !== "unchanged")
-    .map((c) => ({
-      title: c.title,
-      status: c.status,
-      ops:
-        c.status === "changed"
-          ? diffWords(c.before, c.after)
-          : c.status === "added"
-            ? [{ op: "add" as const, text: c.after }]
-            : c.status === "removed"
-              ? [{ op: "del" as const, text: c.before }]
-              : [],
-    }));
-}
-
-function modeOf(url: URL) {
-  if (url.searchParams.has("proposal")) return "proposal" as const;
-  if (url.searchParams.has("compare")) return "compare" as const;
-  if (url.searchParams.has("versions")) return "versions" as const;
-  return "edit" as const;
-}
-
-async function history(user: SessionUser, letter: Letter, compare: string | null) {
-  const versions = await letterHistory({ userId: user.id, key: letter.key });
-  const list = versions.map((v) => ({
-    version: v.version,
-    kind: v.kind,
-    author: v.author,
-    createdAt: v.created_at,
-    note: v.note,
-    current: v.version === letter.version,
-    changes: v.changes ? diffView(v.changes, false) : null,
-  }));
-  if (compare === null) return { versions: list, compare: null };
-  const source = versions.find((v) => String(v.version) === compare);
-  if (!source) throw new Response("Not found", { status: 404 });
-  return {
-    versions: list,
-    compare: {
-      version: source.version,
-      kind: source.kind,
-      createdAt: source.created_at,
-      // What changed from that version to the current one.
-      changes: diffView(diffSections(sectionsFor(source.content), sectionsFor(letter.content)), true),
-    },
-  };
-}
-
-export async function loadEditor({ request, params }: Args) {
-  const user = await requireUser(request);
-  const language = await getLanguage(request);
-  const url = new URL(request.url);
-  let letter: Letter;
-  try {
-    letter = await getLetter({ userId: user.id, key: params["*"] });
-  } catch (error) {
-    // SPEC §5: a letter cannot be opened without a language code; say so instead of showing a broken editor.
-    if (error instanceof DomainError && error.message === LANGUAGE_MISSING) {
-      await audit({
-        userId: user.id,
-        action: "letter.read",
-        entityType: "letter",
-        entityId: letterKeyFrom(params["*"]),
-        outcome: "failure",
-        request,
-      });
-      return json({ kind: "missingLanguage" as const, language });
-    }
-    return notFound(error);
-  }
-  const mode = modeOf(url);
-  const sections = sectionsOf(letter.content);
-  const plain = sections === null;
-  const asked = url.searchParams.get("view");
-  // SPEC §2: plain-text letters open in the text view only; otherwise the remembered choice.
-  const view = plain ? "text" : isLetterView(asked) ? asked : ((await readViewPreference(request)) ?? "structured");
-  const [prompts, proposal, past] = await Promise.all([
-    listPrompts({ userId: user.id }),
-    mode === "proposal"
-      ? getProposal({ userId: user.id, key: letter.key, id: url.searchParams.get("proposal") }).catch(notFound)
-      : null,
-    mode === "versions" || mode === "compare"
-      ? history(user, letter, mode === "compare" ? url.searchParams.get("compare") : null)
-      : null,
-  ]);
-  await audit({
-    userId: user.id,
-    action: mode === "edit" ? "letter.read" : `letter.${mode}.read`,
-    entityType: "letter",
-    entityId: letter.key,
-    outcome: "success",
-    request,
-  });
-  const headers = isLetterView(asked) && !plain ? { "Set-Cookie": await rememberView(asked) } : undefined;
-  return json(
-    {
-      kind: "letter" as const,
-      language,
-      key: letter.key,
-      name: letter.filename,
-      createdAt: letter.erstelltAm,
-      version: letter.version,
-      // A letter job (a redo) is writing a new version: read-only until it is done.
-      busy: letter.status === "processing",
-      plain,
-      view,
-      mode,
-      sections: (sections ?? []).map((s): EditorSection => ({
-        title: s.title,
-        text: s.text,
-        noInformation: isNoInformation(s.text),
-      })),
-      // Text view: the whole letter; its copy leaves out 'no information found' sections (SPEC §5).
-      plainText: plain ? letterPlainText(letter.content) : null,
-      copyText: view === "text" ? letterPlainText(letter.content, { omitNoInformation: true }) : null,
-      prompts: prompts.map((p) => ({ id: p.id, title: p.title, text: p.prompt_text })),
-      limits: { instruction: MAX_INSTRUCTION_CHARS, promptTitle: MAX_PROMPT_TITLE, prompts: MAX_PROMPTS },
-      proposal: proposal
-        ? {
-            id: proposal.id,
-            query: proposal.query,
-            status: proposal.status,
-            stale: proposal.stale,
-            changes: diffView(proposal.changes, true),
-          }
-        : null,
-      versions: past?.versions ?? null,
-      compare: past?.compare ?? null,
-    },
-    { headers },
-  );
-}
+// The letter editor's action (SPEC §2 "Letter editor modal", §5 "Letters and prompts"): it runs one named
+// intent (STYLE.md §7). Every write leaves an audit row without content. Expected failures come back
+// translated; what the doctor typed is sent back with them.
 
 /** The translated message of an expected failure; anything else is not ours to hide. */
 async function messageOf(request: Request, error: unknown) {
