@@ -63,6 +63,7 @@ test("every workspace screen, in both languages and at both sizes, has none", as
     "/settings/repository",
     "/settings/new",
     "/settings/account",
+    "/settings/sessions",
     "/help",
   ]);
   expect(found).toEqual([]);

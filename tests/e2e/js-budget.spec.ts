@@ -9,7 +9,16 @@ import { expect, signIn, test } from "./support";
 const BUDGET = 5 * 1024;
 const ISLAND_GOAL = 100 * 1024;
 const publicPages = ["/login?signedOut=1", "/verify-email"];
-const workspacePages = ["/", "/transcriptions", "/arztbriefe", "/chat", "/settings", "/settings/repository", "/help"];
+const workspacePages = [
+  "/",
+  "/transcriptions",
+  "/arztbriefe",
+  "/chat",
+  "/settings",
+  "/settings/repository",
+  "/settings/sessions",
+  "/help",
+];
 
 test("JavaScript shipped per route stays within the budget", async ({ page }) => {
   const report: Array<{ route: string; scripts: number; gzipBytes: number }> = [];

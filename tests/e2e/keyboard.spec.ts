@@ -69,7 +69,16 @@ test("every control of the main screens is reachable by keyboard and shows its f
   await signIn(page, A11Y_ACCOUNT, "/");
   const { letterPath } = await seedRecording(page);
   const problems: string[] = [];
-  for (const path of ["/", "/?tab=record", "/transcriptions", "/arztbriefe", letterPath, "/chat", "/settings"]) {
+  for (const path of [
+    "/",
+    "/?tab=record",
+    "/transcriptions",
+    "/arztbriefe",
+    letterPath,
+    "/chat",
+    "/settings",
+    "/settings/sessions",
+  ]) {
     problems.push(...(await keyboardProblems(page, path)));
   }
   expect(problems).toEqual([]);
