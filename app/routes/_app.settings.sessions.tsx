@@ -110,12 +110,15 @@ function SessionRow({ session, language }: { session: SessionListItem; language:
         <p id={nameId} className="font-medium text-slate-900">
           <span data-device>{session.device ?? t("sessions.unknownDevice")}</span>
           {session.current ? (
-            <span className="ml-2 rounded-full bg-brand-50 px-2 py-0.5 text-xs text-brand-700" data-current>
+            <span
+              className="ml-2 rounded-full bg-brand-50 px-2 py-0.5 text-xs whitespace-nowrap text-brand-700"
+              data-current
+            >
               {t("sessions.current")}
             </span>
           ) : null}
         </p>
-        <dl className="mt-1 grid grid-cols-[auto_1fr] gap-x-3 text-xs text-slate-600">
+        <dl className="mt-1 grid grid-cols-[auto_1fr] gap-x-3 text-xs text-slate-600 [&_dt]:whitespace-nowrap">
           <dt>{t("sessions.started")}</dt>
           <dd>
             <time dateTime={session.startedAt}>{formatDateTime(session.startedAt, language)}</time>
