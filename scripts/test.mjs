@@ -21,6 +21,25 @@ const failures = [];
 /** Names of the failed tests, repeated at the end so a truncated log still says which ones. */
 const failedTests = [];
 
+/**
+ * The first lines of a failure's message, for the summary at the end: CI keeps only the tail of the output, and a
+ * name without its cause sends the reader guessing.
+ */
+// eslint-disable-next-line no-control-regex
+const ANSI_COLOURS = /\u001b\[[0-9;]*m/g;
+
+function cause(message, location) {
+  const lines = String(message ?? "")
+    .replace(ANSI_COLOURS, "")
+    .split("\n");
+  const kept = lines
+    .map((line) => line.trim())
+    .filter(Boolean)
+    .slice(0, 3);
+  const where = location ? `${path.relative(process.cwd(), location.file)}:${location.line}` : null;
+  return [...kept, ...(where ? [`at ${where}`] : [])].map((line) => `\n      ${line.slice(0, 300)}`).join("");
+}
+
 function run(label, command, args, env = {}) {
   console.log(`\n▶ ${label}`);
   const result = spawnSync(command, args, { stdio: "inherit", env: { ...process.env, ...env } });
@@ -68,7 +87,8 @@ function vitest(label, env) {
     for (const suite of report.testResults ?? []) {
       const file = path.relative(process.cwd(), suite.name);
       for (const test of suite.assertionResults ?? []) {
-        if (test.status === "failed") failedTests.push(`${label}: ${file} › ${test.fullName}`);
+        if (test.status === "failed")
+          failedTests.push(`${label}: ${file} › ${test.fullName}${cause(test.failureMessages?.[0])}`);
       }
       if ((suite.assertionResults ?? []).length === 0 && suite.status === "failed") {
         failedTests.push(`${label}: ${file} (${(suite.message ?? "").split("\n")[0]})`);
@@ -105,7 +125,10 @@ if (process.env.SKIP_E2E === "1") {
       for (const spec of suite.specs ?? []) {
         for (const test of spec.tests ?? []) {
           if (test.status === "unexpected") {
-            failedTests.push(`playwright [${test.projectName}]: ${spec.file} › ${[...titles, spec.title].join(" › ")}`);
+            const error = test.results?.at(-1)?.error;
+            failedTests.push(
+              `playwright [${test.projectName}]: ${spec.file} › ${[...titles, spec.title].join(" › ")}${cause(error?.message, error?.location)}`,
+            );
           }
         }
       }

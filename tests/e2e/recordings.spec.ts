@@ -40,8 +40,10 @@ test("upload a WAV with template and context, rename, tag, play and delete it", 
   if (direct) await direct;
   // Auto-start is on by default: the upload hands over to transcription (the test speech server).
   await expect(page.getByText("Die Datei wurde hochgeladen; die Transkription läuft.")).toBeVisible();
-  const row = page.locator("[data-recording]").first();
-  await expect(row).toContainText("Gespräch Müller.wav");
+  const newest = page.locator("[data-recording]").first();
+  await expect(newest).toContainText("Gespräch Müller.wav");
+  // From here on this recording by its key: another spec's leftovers in the account cannot be mistaken for it.
+  const row = page.locator(`[data-recording="${await newest.getAttribute("data-recording")}"]`);
   await expect(row.locator("[data-recording-name]")).toHaveText(/Aufnahme #\d+/);
   // The list refreshes itself while processing (a script with JavaScript, a meta refresh without).
   await expect(row.locator("[data-status]")).toHaveAttribute("data-status", "completed", { timeout: 20_000 });
@@ -102,22 +104,24 @@ test("upload a WAV with template and context, rename, tag, play and delete it", 
   await expect(page.getByRole("dialog")).not.toContainText("Zurücksetzen");
   await page.getByRole("button", { name: "Löschen" }).click();
   await expect(page.getByText("Die Aufnahme wurde gelöscht.")).toBeVisible();
-  await expect(page.locator("[data-recording]")).toHaveCount(0);
+  await expect(row).toHaveCount(0);
 });
 
 test.describe("phone-sized viewport", () => {
   test.use({ viewport: { width: 390, height: 800 } });
   test("recordings are cards", async ({ page }, info) => {
     await signIn(page, account(info.project.name));
+    const cards = page.locator("[data-recording-cards] li");
+    const before = await cards.count();
     await page.locator('[data-upload-form] input[name="audio"]').setInputFiles(wav);
     await page.locator("[data-upload-form]").getByRole("button", { name: "Hochladen" }).click();
-    await expect(page.locator("[data-recording-cards] li")).toHaveCount(1);
-    await expect(page.locator("[data-recording-cards] li [data-status]")).toHaveAttribute("data-status", "completed", {
-      timeout: 20_000,
-    });
+    await expect(cards).toHaveCount(before + 1);
+    // The newest card is this upload's; from here on it is found by its key.
+    const card = page.locator(`[data-recording-card="${await cards.first().getAttribute("data-recording-card")}"]`);
+    await expect(card.locator("[data-status]")).toHaveAttribute("data-status", "completed", { timeout: 20_000 });
     await expect(page.locator("table")).toBeHidden();
-    await page.locator("[data-recording-cards] li").first().getByRole("link", { name: "Löschen" }).click();
+    await card.getByRole("link", { name: "Löschen" }).click();
     await page.getByRole("button", { name: "Löschen" }).click();
-    await expect(page.locator("[data-recording-cards] li")).toHaveCount(0);
+    await expect(cards).toHaveCount(before);
   });
 });

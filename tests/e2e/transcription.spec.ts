@@ -28,9 +28,12 @@ test("upload, transcript appears, the viewer shows speakers and confidence, dele
   await expect(row.locator("[data-status]")).toHaveAttribute("data-status", "completed", { timeout: 20_000 });
 
   await page.goto("/transcriptions");
-  const entry = page.locator("[data-transcript-row]").first();
+  // This recording's row: another spec's leftovers in the account cannot be mistaken for it.
+  const entry = page
+    .locator("tbody tr")
+    .filter({ has: page.locator("[data-transcript-row]"), hasText: "Visite Becker.wav" });
   await expect(entry).toBeVisible();
-  await page.getByRole("link", { name: "Transkript ansehen" }).first().click();
+  await entry.getByRole("link", { name: "Transkript ansehen" }).click();
   const viewer = page.locator("[data-transcript-viewer]");
   await expect(page.getByRole("dialog")).toBeVisible();
   await expect(viewer.locator("[data-speaker-card]")).toHaveCount(2);
@@ -54,7 +57,7 @@ test("upload, transcript appears, the viewer shows speakers and confidence, dele
   await expect(page.locator("[data-confirm-delete]")).toBeVisible();
   await page.getByRole("button", { name: "Transkript löschen" }).click();
   await expect(page.getByText("Das Transkript wurde gelöscht.")).toBeVisible();
-  await expect(page.locator("[data-transcript-row]")).toHaveCount(0);
+  await expect(entry).toHaveCount(0);
 
   // The recording stays, back to pending.
   await page.goto("/");

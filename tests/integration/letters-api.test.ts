@@ -564,6 +564,19 @@ describe("saved prompts", () => {
     expect(await del(client)).toBe(200);
     expect((await call(promptsLoader, client, "/api/prompts")).body.prompts).toHaveLength(2);
   });
+
+  it("lets only one of two tabs save the third prompt at the same moment", async () => {
+    const { client } = await signIn("max-hoffmann");
+    for (const n of [1, 2])
+      expect((await call(promptsAction, client, "/api/prompts", { title: `P${n}`, prompt_text: "t" })).status).toBe(
+        201,
+      );
+    const answers = await Promise.all(
+      ["Tab eins", "Tab zwei"].map((title) => call(promptsAction, client, "/api/prompts", { title, prompt_text: "t" })),
+    );
+    expect(answers.map((a) => a.status).sort()).toEqual([201, 409]);
+    expect((await call(promptsLoader, client, "/api/prompts")).body.prompts).toHaveLength(3);
+  });
 });
 
 describe("a letter job whose transcript went away", () => {
