@@ -1,16 +1,7 @@
-import type { Response } from "undici";
-
-import {
-  classifyHttpFailure,
-  DEFAULT_RETRY,
-  errorBodyInfo,
-  fetchWithTimeout,
-  withRetries,
-  type EngineErrorFactory,
-  type RetryPolicy,
-} from "../speech/retry";
+import { DEFAULT_RETRY, errorBodyInfo, fetchWithTimeout, withRetries, type RetryPolicy } from "../speech/retry";
 import { readStructuredAnswer } from "./json-schema";
-import { readCompletionStream, type Completion } from "./openai-stream.server";
+import { createOpenAiChatClient, llmError, modelIds, USER_NOT_CONFIGURED } from "./openai-chat-client.server";
+import type { Completion } from "./openai-stream.server";
 import { estimateMessagesTokens, estimateTokens } from "./tokens";
 import {
   LlmError,
@@ -28,8 +19,9 @@ import {
 
 // The language model behind any OpenAI-compatible chat-completions server (PROTOCOLS.md §3.2–3.4): OpenAI,
 // Azure OpenAI, Mistral, vLLM, llama.cpp's llama-server, Ollama. One POST {baseUrl}/chat/completions per
-// attempt. `baseUrl` is the API root including /v1, as for the speech engine. Plain chat can also stream
-// (`stream: true`, openai-stream.server.ts); a server that ignores `stream` and answers JSON is read as usual.
+// attempt (openai-chat-client.server.ts). `baseUrl` is the API root including /v1, as for the speech engine.
+// Plain chat can also stream (`stream: true`, openai-stream.server.ts); a server that ignores `stream` and
+// answers JSON is read as usual.
 // - Structured answers: `structuredOutput` picks how the schema reaches the server — json_schema
 //   (response_format json_schema, strict), json_object (JSON mode, the schema in an extra system message) or
 //   none (only that message). Whatever the server promised, the answer is parsed and validated here
@@ -69,10 +61,7 @@ const DEFAULT_CHAT_RETRY: RetryPolicy = { ...DEFAULT_RETRY, attempts: 3 };
 const STRUCTURED_ATTEMPTS = 3;
 const RETRY_TEMPERATURE = 0.4;
 const DEFAULT_CHECK_TIMEOUT_MS = 5_000;
-const USER_NOT_CONFIGURED = "letters:errors.engineNotConfigured";
 const USER_INVALID_OUTPUT = "letters:errors.structuredOutputFailed";
-
-const llmError: EngineErrorFactory = (kind, message, options) => new LlmError(kind, message, options);
 
 /** The instruction that carries the schema when the server does not take it in response_format. */
 export function schemaInstruction(schema: JsonSchema): string {
@@ -87,152 +76,18 @@ function schemaName(name: string) {
   return name.replace(/[^a-zA-Z0-9_-]/g, "_").slice(0, 64) || "answer";
 }
 
-function contentText(content: unknown): string | null {
-  if (typeof content === "string") return content;
-  // A few servers send content parts; text parts are joined, others ignored.
-  if (Array.isArray(content)) {
-    return content
-      .map((part) => (typeof (part as { text?: unknown })?.text === "string" ? (part as { text: string }).text : ""))
-      .join("");
-  }
-  return null;
-}
-
 function count(value: unknown): number | undefined {
   return typeof value === "number" && Number.isFinite(value) && value >= 0 ? Math.round(value) : undefined;
 }
 
 export function createOpenAiChatModel(config: OpenAiChatConfig): LanguageModel {
-  const baseUrl = config.baseUrl.trim().replace(/\/+$/, "");
+  const { baseUrl, host, headers, redact, post, postStreaming } = createOpenAiChatClient(config);
   const policy = config.retry ?? DEFAULT_CHAT_RETRY;
   const attempts = Math.max(1, config.structuredAttempts ?? STRUCTURED_ATTEMPTS);
-  const host = safeHost(baseUrl);
-
-  function safeHost(url: string) {
-    try {
-      return new URL(url).host;
-    } catch {
-      return "the language model server";
-    }
-  }
-
-  function headers(json: boolean, accept = "application/json"): Record<string, string> {
-    const out: Record<string, string> = { Accept: accept };
-    if (json) out["Content-Type"] = "application/json";
-    if (config.apiKey) out.Authorization = `Bearer ${config.apiKey}`;
-    return out;
-  }
-
-  /** Keeps the key out of messages, even in the masked form OpenAI echoes back. */
-  function redact(text: string) {
-    const key = config.apiKey;
-    const clean = key && key.length >= 4 ? text.split(key).join("***") : text;
-    return clean.length > 300 ? `${clean.slice(0, 300)}…` : clean;
-  }
 
   function requireUrl() {
     if (!baseUrl)
       throw new LlmError("not_configured", "LLM_OPENAI_URL is not set", { userMessageKey: USER_NOT_CONFIGURED });
-  }
-
-  function httpError(response: Response, body: string): LlmError {
-    const { kind, status, info, quota, retryAfterMs } = classifyHttpFailure(response, body);
-    const detail = redact(info.message ?? response.statusText ?? "");
-    const said = detail ? `: ${detail}` : "";
-    let message: string;
-    if (status === 401 || status === 403) {
-      message = config.apiKey
-        ? `${host} refused the API key (${status})${said}. Check LLM_OPENAI_API_KEY.`
-        : `${host} requires an API key (${status})${said}. Set LLM_OPENAI_API_KEY.`;
-    } else if (quota) {
-      message = `${host}: the account's quota is used up (${status})${said}`;
-    } else if (status === 404) {
-      message = `${host} answered 404${said}. Check LLM_OPENAI_URL (with /v1) and LLM_OPENAI_MODEL.`;
-    } else if (status >= 300 && status < 400) {
-      message = `${host} redirected the request (${status}); set LLM_OPENAI_URL to the final address.`;
-    } else if (status === 400 && /response_format|json_schema|json_object/i.test(detail)) {
-      message = `${host} refused the structured-output request (400)${said}. Try LLM_OPENAI_STRUCTURED_OUTPUT=json_object or none.`;
-    } else if (status === 400 && /context|too long|n_ctx|maximum.*tokens/i.test(detail)) {
-      message = `${host}: the request does not fit the model's context (400)${said}. Check LLM_CONTEXT_TOKENS.`;
-    } else {
-      message = `${host} answered ${status}${said}`;
-    }
-    // A refused key or a used-up quota is the administrator's to fix, whatever the clinician tries.
-    const userMessageKey = status === 401 || status === 403 || quota ? USER_NOT_CONFIGURED : undefined;
-    return new LlmError(kind, message, {
-      status,
-      ...(userMessageKey ? { userMessageKey } : {}),
-      ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
-    });
-  }
-
-  async function readBody(response: Response, signal: AbortSignal | undefined): Promise<string> {
-    try {
-      return await response.text();
-    } catch (error) {
-      if (signal?.aborted) throw signal.reason ?? error;
-      throw new LlmError("transient", `The answer from ${host} broke off or did not complete in time`, {
-        cause: error,
-      });
-    }
-  }
-
-  /** One request, no retries: the response once its status is a success. */
-  async function send(body: Record<string, unknown>, signal: AbortSignal | undefined, accept?: string) {
-    const response = await fetchWithTimeout(`${baseUrl}/chat/completions`, {
-      method: "POST",
-      headers: headers(true, accept),
-      body: JSON.stringify(body),
-      timeoutMs: config.timeoutMs,
-      signal,
-      makeError: llmError,
-    });
-    if (response.status < 200 || response.status >= 300) throw httpError(response, await readBody(response, signal));
-    return response;
-  }
-
-  async function post(body: Record<string, unknown>, signal: AbortSignal | undefined): Promise<Completion> {
-    const response = await send(body, signal);
-    return parseCompletion(response, await readBody(response, signal));
-  }
-
-  /** One streamed request, no retries; a JSON answer (a server that does not stream) counts as one piece. */
-  async function postStreaming(body: Record<string, unknown>, signal: AbortSignal | undefined, onText: TextSink) {
-    const response = await send(body, signal, "text/event-stream");
-    if (/text\/event-stream/i.test(response.headers.get("content-type") ?? ""))
-      return readCompletionStream(response, { host, onText, signal });
-    const completion = parseCompletion(response, await readBody(response, signal));
-    if (completion.content) onText(completion.content);
-    return completion;
-  }
-
-  function parseCompletion(response: Response, text: string): Completion {
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch (error) {
-      if (/text\/html/i.test(response.headers.get("content-type") ?? "") || /^\s*</.test(text)) {
-        // A web page with 200: the address leads to a website or a login portal, not to the API.
-        throw new LlmError("permanent", `${host} answered with a web page, not the API. Check LLM_OPENAI_URL.`, {
-          cause: error,
-        });
-      }
-      // Most likely cut off on the way (a proxy, a restarting server): worth another try.
-      throw new LlmError("transient", `${host} answered 200 without valid JSON`, { cause: error });
-    }
-    const choice = (json as { choices?: unknown })?.choices;
-    const first = Array.isArray(choice) ? (choice[0] as Record<string, unknown> | undefined) : undefined;
-    const message = first?.message as Record<string, unknown> | undefined;
-    if (!first || typeof message !== "object" || message === null) {
-      throw new LlmError("permanent", `${host} answered without choices[0].message: not a chat-completions answer`);
-    }
-    const usage = (json as { usage?: unknown }).usage;
-    return {
-      content: contentText(message.content),
-      refusal: typeof message.refusal === "string" && message.refusal ? message.refusal : null,
-      finishReason: typeof first.finish_reason === "string" ? first.finish_reason : null,
-      usage: typeof usage === "object" && usage !== null ? (usage as Completion["usage"]) : null,
-    };
   }
 
   function usageOf(completion: Completion, promptEstimate: number): TokenUsage {
@@ -397,15 +252,4 @@ export function createOpenAiChatModel(config: OpenAiChatConfig): LanguageModel {
       }
     },
   };
-}
-
-/** The ids of GET /models ({"data":[{"id"}]}); undefined for any other shape. */
-function modelIds(body: string): string[] | undefined {
-  try {
-    const data = (JSON.parse(body) as { data?: unknown }).data;
-    if (!Array.isArray(data)) return undefined;
-    return data.map((m) => (m as { id?: unknown })?.id).filter((id): id is string => typeof id === "string");
-  } catch {
-    return undefined;
-  }
 }
