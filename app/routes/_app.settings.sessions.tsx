@@ -106,7 +106,8 @@ function SessionRow({ session, language }: { session: SessionListItem; language:
   const nameId = `session-${session.id}`;
   return (
     <li className="flex flex-wrap items-center gap-3 px-4 py-3" data-session={session.current ? "current" : "other"}>
-      <div className="min-w-0 flex-1">
+      {/* Wide enough for a label and a date on one line; on a phone the button moves below instead. */}
+      <div className="min-w-0 flex-[1_1_14rem]">
         <p id={nameId} className="font-medium text-slate-900">
           <span data-device>{session.device ?? t("sessions.unknownDevice")}</span>
           {session.current ? (
