@@ -5,6 +5,7 @@ import { getDb } from "~/services/db.server";
 import { getStorage } from "~/services/storage.server";
 import { makeFake, makeSpeechWav, makeTempDir, removeTempDir } from "../support/audio-fixtures";
 import { germanTextPdf, GERMAN_LINES } from "../support/pdf-fixtures";
+import { serve } from "../support/remix-document";
 import { callRoute, request, setupTestApp, signedInUser } from "../setup/app";
 
 // The upload without JavaScript, on the server path: multipart form, the
@@ -61,6 +62,14 @@ describe("upload form (no JavaScript)", () => {
       .execute();
     expect(context.map((c) => c.kind).sort()).toEqual(["pdf", "text"]);
     expect(context.find((c) => c.kind === "pdf")?.text).toContain(GERMAN_LINES[0]);
+  });
+
+  it("says under the form that transcription starts by itself (AUTO_START_TRANSCRIPTION on, the default)", async () => {
+    const { cookie } = await signedInUser({ email: "form-note@praxis.example" });
+    const html = await (await serve(request("/", { cookie }))).text();
+    expect(/<p[^>]*data-upload-note[^>]*>([^<]*)<\/p>/.exec(html)?.[1]).toBe(
+      "Nach dem Hochladen startet die Transkription; mit „Transkript und Arztbrief“ schreibt Skribent danach den Brief mit der gewählten Vorlage.",
+    );
   });
 
   it("refuses a PDF named .wav with the SPEC message and keeps nothing", async () => {

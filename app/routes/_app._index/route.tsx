@@ -122,6 +122,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
     resume,
     liveMode: getConfig().speech.live.mode,
     patientRecords: !getConfig().flags.disableMfiles,
+    autoStart: getConfig().flags.autoStartTranscription,
     recordings: shown,
     pagination,
     selected: selected ?? null,
@@ -213,6 +214,7 @@ export default function AudioSection() {
         patientRecords={data.patientRecords}
         resume={data.resume}
         liveMode={data.liveMode}
+        autoStart={data.autoStart}
       />
       <RecordingList recordings={data.recordings} pagination={data.pagination} language={data.language} />
       {data.selected && data.dialog?.kind === "play" ? (

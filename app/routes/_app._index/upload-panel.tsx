@@ -15,6 +15,7 @@ export function UploadPanel({
   patientRecords,
   resume = null,
   liveMode = "relay",
+  autoStart = true,
 }: {
   tab: "record" | "upload";
   language: Language;
@@ -25,6 +26,8 @@ export function UploadPanel({
   resume?: LiveResume | null;
   /** How live audio travels (SPEECH_LIVE_MODE, ADR 0013). */
   liveMode?: LiveMode;
+  /** AUTO_START_TRANSCRIPTION: whether an upload is transcribed without a click. */
+  autoStart?: boolean;
 }) {
   const { t } = useTranslation("recordings");
   const tabClass = (active: boolean) =>
@@ -212,7 +215,9 @@ export function UploadPanel({
                 </button>
               </div>
             </div>
-            <p className="text-xs text-slate-500">{t("audio.pendingNote")}</p>
+            <p className="text-xs text-slate-500" data-upload-note>
+              {t(autoStart ? "audio.afterUploadAuto" : "audio.afterUploadManual")}
+            </p>
           </Form>
         )}
       </div>
