@@ -80,6 +80,16 @@ describe("transcript normalisation", () => {
     expect(speakers_info.S2!.total_duration).toBeCloseTo(3 + 1, 3);
   });
 
+  it("counts speakers labelled __proto__ or constructor as speakers, without touching Object (ASVS 15.3.6)", () => {
+    const words = [...turn("__proto__", 0, ["Guten Tag."]), ...turn("constructor", 5, ["Hallo."])];
+    const { speakers_info } = buildTranscript({ ...fixture(), words });
+    expect(Object.keys(speakers_info)).toEqual(["__proto__", "constructor"]);
+    expect(Object.getOwnPropertyDescriptor(speakers_info, "__proto__")?.value).toMatchObject({ total_segments: 1 });
+    expect(Object.getOwnPropertyDescriptor(speakers_info, "constructor")?.value).toMatchObject({ first_appearance: 5 });
+    expect(({} as Record<string, unknown>).total_segments).toBeUndefined();
+    expect((Object as unknown as Record<string, unknown>).total_segments).toBeUndefined();
+  });
+
   it("gives every word a confidence level and highlights low and medium ones as escaped markup", () => {
     const transcript = buildTranscript(fixture());
     const words = transcript.turns.flatMap((t) => t.paragraphs.flat());

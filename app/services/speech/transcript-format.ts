@@ -106,14 +106,24 @@ function buildTurns(words: EngineWord[]): TranscriptTurn[] {
   return turns.map((turn) => ({ ...turn, start: round(turn.start), end: round(turn.end) }));
 }
 
+/**
+ * Per speaker label, in order of appearance. Labels come from the engine or, for a live save, from the browser
+ * ("__proto__" and "constructor" are valid labels): counted in a Map, since indexing a plain object by them would
+ * reach Object.prototype or Object and write the counts there (ASVS 15.3.6).
+ */
 function speakersInfo(turns: TranscriptTurn[]): Record<string, SpeakerInfo> {
-  const info: Record<string, SpeakerInfo> = {};
+  const info = new Map<string, SpeakerInfo>();
   for (const turn of turns) {
-    const entry = (info[turn.speaker] ??= { total_segments: 0, total_duration: 0, first_appearance: turn.start });
+    let entry = info.get(turn.speaker);
+    if (!entry) {
+      entry = { total_segments: 0, total_duration: 0, first_appearance: turn.start };
+      info.set(turn.speaker, entry);
+    }
     entry.total_segments += 1;
     entry.total_duration = round(entry.total_duration + Math.max(0, turn.end - turn.start));
   }
-  return info;
+  // Object.fromEntries defines own properties: a "__proto__" label is a key like any other.
+  return Object.fromEntries(info);
 }
 
 export function escapeHtml(text: string): string {
