@@ -31,24 +31,38 @@ export function elementIdFor(name: string) {
   return name.trim().toLowerCase().replace(/\s+/g, "_");
 }
 
-export const elementInputSchema = z.object({
-  id: z.string().max(120).optional(),
-  name: z
-    .string({ required_error: "templates:errors.elementNameEmpty" })
-    .trim()
-    .min(1, "templates:errors.elementNameEmpty")
-    .max(MAX_ELEMENT_NAME, "templates:errors.nameTooLong")
-    .regex(ELEMENT_NAME_PATTERN, "templates:errors.elementNameChars"),
-  description: z
-    .string({ required_error: "templates:errors.descriptionRequired" })
-    .trim()
-    .min(1, "templates:errors.descriptionRequired")
-    .max(MAX_DESCRIPTION, "templates:errors.descriptionTooLong"),
-});
+// Every schema names its own message for a value of the wrong type too (a list sent as an object, a number as a
+// name): the API's and the forms' refusals are translated keys, never Zod's English defaults.
+export const elementInputSchema = z.object(
+  {
+    id: z.string({ invalid_type_error: "templates:errors.textExpected" }).max(120).optional(),
+    name: z
+      .string({
+        required_error: "templates:errors.elementNameEmpty",
+        invalid_type_error: "templates:errors.elementNameEmpty",
+      })
+      .trim()
+      .min(1, "templates:errors.elementNameEmpty")
+      .max(MAX_ELEMENT_NAME, "templates:errors.nameTooLong")
+      .regex(ELEMENT_NAME_PATTERN, "templates:errors.elementNameChars"),
+    description: z
+      .string({
+        required_error: "templates:errors.descriptionRequired",
+        invalid_type_error: "templates:errors.descriptionRequired",
+      })
+      .trim()
+      .min(1, "templates:errors.descriptionRequired")
+      .max(MAX_DESCRIPTION, "templates:errors.descriptionTooLong"),
+  },
+  { invalid_type_error: "templates:errors.elementInvalid" },
+);
 export type ElementInput = z.infer<typeof elementInputSchema>;
 
 export const elementListSchema = z
-  .array(elementInputSchema, { required_error: "templates:errors.minElements" })
+  .array(elementInputSchema, {
+    required_error: "templates:errors.minElements",
+    invalid_type_error: "templates:errors.elementsNotList",
+  })
   .min(1, "templates:errors.minElements")
   .max(MAX_ELEMENTS, "templates:errors.maxElements")
   .superRefine((elements, ctx) => {
@@ -61,7 +75,10 @@ export const elementListSchema = z
     });
   });
 
-export const promptSchema = z.string().max(MAX_PROMPT, "templates:errors.promptTooLong").default("");
+export const promptSchema = z
+  .string({ invalid_type_error: "templates:errors.textExpected" })
+  .max(MAX_PROMPT, "templates:errors.promptTooLong")
+  .default("");
 
 export const structureInputSchema = z.object({
   elements: elementListSchema,
@@ -70,14 +87,21 @@ export const structureInputSchema = z.object({
 export type StructureInput = z.infer<typeof structureInputSchema>;
 
 export const templateNameSchema = z
-  .string({ required_error: "templates:errors.templateNameRequired" })
+  .string({
+    required_error: "templates:errors.templateNameRequired",
+    invalid_type_error: "templates:errors.templateNameRequired",
+  })
   .trim()
   .min(1, "templates:errors.templateNameRequired")
   .max(MAX_TEMPLATE_NAME, "templates:errors.nameTooLong");
 
 export const customTemplateInputSchema = structureInputSchema.extend({
   name: templateNameSchema,
-  description: z.string().trim().max(200, "templates:errors.descriptionTooLong").default(""),
+  description: z
+    .string({ invalid_type_error: "templates:errors.textExpected" })
+    .trim()
+    .max(200, "templates:errors.descriptionTooLong")
+    .default(""),
 });
 export type CustomTemplateInput = z.infer<typeof customTemplateInputSchema>;
 

@@ -169,6 +169,12 @@ describe("/api/structure/*", () => {
         { structure: elements.filter((e: { id: string }) => e.id !== "diagnosen"), prompt: "" },
         "Default elements are required and cannot be removed",
       ],
+
+      // Values of the wrong type get the API's own messages, never Zod's English defaults.
+      [{ structure: { 0: elements[0] }, prompt: "" }, "Elements must be given as a list"],
+      [{ structure: [...elements, "Neu"], prompt: "" }, "Each element needs a name and a description"],
+      [{ structure: [...elements, { name: 7, description: "x" }], prompt: "" }, "Element name cannot be empty"],
+      [{ structure: elements, prompt: 42 }, "A text is expected here"],
     ];
     for (const [body, detail] of cases) {
       const response = await put(body);
@@ -246,6 +252,15 @@ describe("/api/structure/*", () => {
       anna("/api/structure/custom-template", { method: "POST", json: { ...body, custom_name: "n".repeat(101) } }),
     );
     expect(await long.json()).toEqual({ detail: "Name is too long" });
+    const notAList = await callRoute(
+      customAction,
+      anna("/api/structure/custom-template", {
+        method: "POST",
+        json: { ...body, structure_elements: { name: "Befund", description: "Kurzbefund" } },
+      }),
+    );
+    expect(notAList.status).toBe(400);
+    expect(await notAList.json()).toEqual({ detail: "Elements must be given as a list" });
 
     const listed = (await (await callRoute(templatesLoader, anna("/api/structure/templates?language=de"))).json())
       .templates;
