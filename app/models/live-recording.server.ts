@@ -39,15 +39,19 @@ export async function findLiveRecording(db: Db, { ownerId, key }: { ownerId: str
     .executeTakeFirst();
 }
 
-/** The live recording an earlier save of the same payload made (the fingerprint is unique per owner). */
+/**
+ * The live recording an earlier save of the same payload made (the fingerprint is unique per owner). Several
+ * fingerprints: the same payload keyed with each secret of the rotation list, so a save from before a rotation
+ * is still found.
+ */
 export async function findLiveRecordingByFingerprint(
   db: Db,
-  { ownerId, fingerprint }: { ownerId: string; fingerprint: string },
+  { ownerId, fingerprints }: { ownerId: string; fingerprints: readonly [string, ...string[]] },
 ) {
   return db
     .selectFrom("recordings")
     .where("owner_id", "=", ownerId)
-    .where("save_fingerprint", "=", fingerprint)
+    .where("save_fingerprint", "in", fingerprints)
     .where("created_via", "=", LIVE_CREATED_VIA)
     .select(liveColumns)
     .executeTakeFirst();

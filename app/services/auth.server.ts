@@ -89,15 +89,18 @@ export function resetOidcCaches() {
  * with the cookie secret ties the ID token to that browser too, with nothing more to store. A token replayed from
  * another sign-in, or minted without this request, carries another nonce or none.
  */
-export function nonceFor(state: string) {
-  return createHmac("sha256", getConfig().cookieSecret).update(`oidc-nonce:${state}`).digest("base64url");
+export function nonceFor(state: string, secret = getConfig().cookieSecrets[0]) {
+  return createHmac("sha256", secret).update(`oidc-nonce:${state}`).digest("base64url");
 }
 
+/** Any secret of the COOKIE_SECRET rotation list: a sign-in started just before a rotation still completes. */
 function nonceMatches(claim: unknown, state: string | null) {
   if (typeof claim !== "string" || !state) return false;
-  const expected = Buffer.from(nonceFor(state));
   const given = Buffer.from(claim);
-  return given.length === expected.length && timingSafeEqual(given, expected);
+  return getConfig().cookieSecrets.some((secret) => {
+    const expected = Buffer.from(nonceFor(state, secret));
+    return given.length === expected.length && timingSafeEqual(given, expected);
+  });
 }
 
 class OidcStrategy extends OAuth2Strategy<Identity> {

@@ -85,6 +85,49 @@ describe("configuration", () => {
     expect(problem("10.0.0.0/33")).toMatch(/^TRUST_PROXY: invalid range on address: 10.0.0.0\/33; expected/);
   });
 
+  it("reads COOKIE_SECRET and STORAGE_SIGNING_SECRET as rotation lists, the first one signing", () => {
+    const [newer, older] = ["n".repeat(32), "o".repeat(40)];
+    const rotated = buildConfig(
+      parseEnv({
+        DATA_DIR: "/tmp/skribent-config-test",
+        COOKIE_SECRET: `${newer}, ${older}`,
+        STORAGE_SIGNING_SECRET: ` ${newer},${older} `,
+      }),
+    );
+    expect(rotated.cookieSecrets).toEqual([newer, older]);
+    expect(rotated.storage).toMatchObject({ kind: "local", signingSecrets: [newer, older] });
+    const single = buildConfig(
+      parseEnv({ DATA_DIR: "/tmp/skribent-config-test", COOKIE_SECRET: older, STORAGE_SIGNING_SECRET: newer }),
+    );
+    expect(single.cookieSecrets).toEqual([older]);
+    expect(single.storage).toMatchObject({ signingSecrets: [newer] });
+  });
+
+  it("refuses a too-short secret anywhere in a rotation list, naming its place but not its value", () => {
+    const problems = (env: Record<string, string>) => {
+      try {
+        parseEnv({ DATA_DIR: "/tmp/skribent-config-test", ...env });
+      } catch (error) {
+        return (error as ConfigError).problems.join("\n");
+      }
+      throw new Error("expected a ConfigError");
+    };
+    const good = "g".repeat(32);
+    const short = "tooShortSecret-31-characters-xx";
+    expect(problems({ COOKIE_SECRET: `${good},${short}` })).toBe(
+      "COOKIE_SECRET: must be at least 32 characters (secret 2 of 2 has 31); several secrets are separated by commas, the first signs",
+    );
+    expect(problems({ STORAGE_SIGNING_SECRET: `${short},${good},${good}` })).toMatch(
+      /^STORAGE_SIGNING_SECRET: must be at least 32 characters \(secret 1 of 3 has 31\)/,
+    );
+    expect(problems({ COOKIE_SECRET: short })).toMatch(
+      /^COOKIE_SECRET: must be at least 32 characters \(the secret has 31\)/,
+    );
+    // A stray comma is an empty secret, not a shorter list.
+    expect(problems({ COOKIE_SECRET: `${good},` })).toMatch(/secret 2 of 2 has 0/);
+    expect(problems({ COOKIE_SECRET: `${good},${short}` })).not.toContain(short);
+  });
+
   it("lets only the allowlist reach the browser", () => {
     const config = buildConfig(
       parseEnv({
@@ -95,7 +138,7 @@ describe("configuration", () => {
       }),
     );
     const exposed = JSON.stringify(publicConfig(config));
-    expect(exposed).not.toContain(config.cookieSecret);
+    expect(exposed).not.toContain(config.cookieSecrets[0]);
     expect(exposed).not.toContain(config.oidc.clientSecret);
     expect(publicConfig(config).disableMfiles).toBe(0);
     expect(Object.keys(publicConfig(config)).sort()).toEqual(

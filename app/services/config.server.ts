@@ -1,8 +1,7 @@
-import { randomBytes } from "node:crypto";
-import fs from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import { engineIssues, llmConfig, speechConfig } from "./config-engines.server";
+import { persistedDevSecret, persistedDevSecretList, secretListSetting } from "./config-secrets.server";
 import { trustProxySetting } from "./config-proxy.server";
 import { workspaceConfig, workspaceEnvShape } from "./config-workspace.server";
 
@@ -24,7 +23,7 @@ const schema = z
     API_URL: optionalUrl,
     DATA_DIR: z.string().default("./data"),
     DATABASE_URL: z.string().url().optional(),
-    COOKIE_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
+    COOKIE_SECRET: secretListSetting,
 
     OIDC_ISSUER: optionalUrl,
     OIDC_CLIENT_ID: z.string().min(1).optional(),
@@ -61,7 +60,7 @@ const schema = z
     AUTO_START_TRANSCRIPTION: bool.default("true"),
 
     STORAGE_DRIVER: z.enum(["local", "s3"]).default("local"),
-    STORAGE_SIGNING_SECRET: z.string().min(32).optional(),
+    STORAGE_SIGNING_SECRET: secretListSetting,
     S3_BUCKET: z.string().min(3).optional(),
     S3_REGION: z.string().default("eu-central-1"),
     S3_ENDPOINT: optionalUrl,
@@ -159,19 +158,6 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
   return result.data;
 }
 
-/** A secret that survives restarts on a development machine without asking anyone. */
-function persistedDevSecret(dataDir: string, name: string): string {
-  const file = path.join(dataDir, "secrets", name);
-  try {
-    return fs.readFileSync(file, "utf8").trim();
-  } catch {
-    fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-    const secret = randomBytes(32).toString("base64url");
-    fs.writeFileSync(file, secret, { mode: 0o600 });
-    return secret;
-  }
-}
-
 /** Model files are named relative to MODELS_DIR unless given as absolute paths. */
 export function buildConfig(env: Env) {
   const dataDir = path.resolve(env.DATA_DIR);
@@ -185,7 +171,8 @@ export function buildConfig(env: Env) {
     secureCookies: appUrl.startsWith("https:"),
     dataDir,
     databaseUrl: env.DATABASE_URL,
-    cookieSecret: env.COOKIE_SECRET ?? persistedDevSecret(dataDir, "cookie-secret"),
+    // Rotation lists: the first secret signs, all verify (config-secrets.server.ts).
+    cookieSecrets: env.COOKIE_SECRET ?? persistedDevSecretList(dataDir, "cookie-secret"),
     oidc: useDevOidc
       ? {
           dev: true as const,
@@ -239,7 +226,7 @@ export function buildConfig(env: Env) {
             kind: "local" as const,
             directory: path.join(dataDir, "objects"),
             publicBaseUrl: appUrl,
-            signingSecret: env.STORAGE_SIGNING_SECRET ?? persistedDevSecret(dataDir, "storage-signing-secret"),
+            signingSecrets: env.STORAGE_SIGNING_SECRET ?? persistedDevSecretList(dataDir, "storage-signing-secret"),
             maxUploadBytes: 73_400_320,
           },
     patientRecords:

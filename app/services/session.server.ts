@@ -21,7 +21,7 @@ function sessionCookie() {
   return siteCookie("skribent_sid", {
     httpOnly: true,
     sameSite: "lax",
-    secrets: [config.cookieSecret],
+    secrets: config.cookieSecrets,
     maxAge: Math.floor(config.session.absoluteMs / 1000),
   });
 }

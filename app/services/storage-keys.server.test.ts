@@ -149,7 +149,7 @@ describe("both implementations refuse malformed keys", () => {
       kind: "local",
       directory: path.join(dir, "store"),
       publicBaseUrl: BASE_URL,
-      signingSecret: SECRET,
+      signingSecrets: [SECRET],
       maxUploadBytes: 1024,
     });
   });

@@ -39,7 +39,10 @@ function sign(secret: string, value: string): string {
   return createHmac("sha256", secret).update(value).digest("base64url");
 }
 
-/** A URL under `baseUrl` that `verifyLocalSignature` accepts for `method` and `key` until it expires. */
+/**
+ * A URL under `baseUrl` that `verifyLocalSignature` accepts for `method` and `key` until it expires, as long as
+ * `secret` stays in the store's rotation list. The store signs with the list's first secret.
+ */
 export function createLocalSignedUrl(args: {
   secret: string;
   baseUrl: string;
@@ -63,11 +66,12 @@ export function createLocalSignedUrl(args: {
 }
 
 /**
- * Verifies `m`, `exp`, `ct` and `sig` of a local signed URL. The signature is checked before the expiry so
- * "expired" is only ever said about a URL this server issued.
+ * Verifies `m`, `exp`, `ct` and `sig` of a local signed URL against every secret of the rotation list (ASVS
+ * 11.2.2), so URLs signed before a new secret was put first keep working until they expire. The signature is
+ * checked before the expiry so "expired" is only ever said about a URL this server issued.
  */
 export function verifyLocalSignature(args: {
-  secret: string;
+  secrets: readonly string[];
   method: "GET" | "PUT";
   key: string;
   searchParams: URLSearchParams;
@@ -84,9 +88,13 @@ export function verifyLocalSignature(args: {
     return invalid;
   }
 
-  const expected = Buffer.from(sign(args.secret, stringToSign(args.method, args.key, exp, ct, part)));
+  const signed = stringToSign(args.method, args.key, exp, ct, part);
   const given = Buffer.from(sig);
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return invalid;
+  const matches = (secret: string) => {
+    const expected = Buffer.from(sign(secret, signed));
+    return given.length === expected.length && timingSafeEqual(given, expected);
+  };
+  if (!args.secrets.some(matches)) return invalid;
 
   const now = args.nowSeconds ?? Math.floor(Date.now() / 1000);
   if (Number(exp) < now) return { ok: false, detail: "Signed URL has expired" };

@@ -43,7 +43,7 @@ describe("local storage", () => {
       kind: "local",
       directory: storeDir,
       publicBaseUrl: BASE_URL,
-      signingSecret: SECRET,
+      signingSecrets: [SECRET],
       maxUploadBytes: 1,
     });
     expect(made.kind).toBe("local");
@@ -55,10 +55,10 @@ describe("local storage", () => {
         kind: "local",
         directory: storeDir,
         publicBaseUrl: BASE_URL,
-        signingSecret: "short",
+        signingSecrets: [SECRET, "short"],
         maxUploadBytes: 1,
       }),
-    ).toThrow(/signingSecret/);
+    ).toThrow(/signingSecrets must each be at least 16/);
   });
 
   it("round-trips put, head, getStream and delete", async () => {
@@ -124,7 +124,7 @@ describe("local storage", () => {
       kind: "local",
       directory: path.join(blocker, "store"),
       publicBaseUrl: BASE_URL,
-      signingSecret: SECRET,
+      signingSecrets: [SECRET],
       maxUploadBytes: 1,
     });
     const health = await broken.check(1000);
@@ -142,7 +142,7 @@ describe("local storage", () => {
     });
     const { searchParams } = new URL(upload.url);
     const exp = Number(searchParams.get("exp"));
-    const base = { secret: SECRET, method: "PUT" as const, key, searchParams };
+    const base = { secrets: [SECRET], method: "PUT" as const, key, searchParams };
     expect(verifyLocalSignature({ ...base, nowSeconds: exp })).toEqual({
       ok: true,
       contentType: "application/pdf",
@@ -151,7 +151,62 @@ describe("local storage", () => {
       ok: false,
       detail: "Signed URL has expired",
     });
-    expect(verifyLocalSignature({ ...base, secret: `${SECRET}x`, nowSeconds: exp }).ok).toBe(false);
+    expect(verifyLocalSignature({ ...base, secrets: [`${SECRET}x`], nowSeconds: exp }).ok).toBe(false);
     expect(verifyLocalSignature({ ...base, method: "GET", nowSeconds: exp }).ok).toBe(false);
+  });
+
+  describe("with a rotated signing secret (ASVS 11.2.2)", () => {
+    const OLD = SECRET;
+    const NEW = "a-newer-secret-of-sufficient-length";
+    const storeWith = (signingSecrets: [string, ...string[]]) =>
+      createLocalStorage({
+        kind: "local",
+        directory: storeDir,
+        publicBaseUrl: BASE_URL,
+        signingSecrets,
+        maxUploadBytes: 4096,
+      });
+    const check = (store: LocalObjectStorage, method: "GET" | "PUT", key: string, url: string) =>
+      store.verifyRequest({ method, key, searchParams: new URL(url).searchParams });
+
+    it("accepts URLs signed with the old secret once a new one is put first, and refuses them once it is removed", async () => {
+      const key = makeStorageKey({ ownerId: owner, area: "audio", extension: ".webm" });
+      const download = await storage.createDownloadUrl({ key, expiresInSeconds: 60 });
+      const upload = await storage.createUploadUrl({ key, contentType: "audio/webm" });
+      const part = await storage.createPartUploadUrl({ key, uploadId: "u-1", partNumber: 2 });
+
+      const rotated = storeWith([NEW, OLD]);
+      expect(check(rotated, "GET", key, download).ok).toBe(true);
+      expect(check(rotated, "PUT", key, upload.url)).toEqual({ ok: true, contentType: "audio/webm", part: undefined });
+      expect(check(rotated, "PUT", key, part.url)).toMatchObject({
+        ok: true,
+        part: { uploadId: "u-1", partNumber: 2 },
+      });
+
+      const retired = storeWith([NEW]);
+      for (const [method, url] of [
+        ["GET", download],
+        ["PUT", upload.url],
+        ["PUT", part.url],
+      ] as const) {
+        expect(check(retired, method, key, url)).toEqual({ ok: false, detail: "Invalid or expired signature" });
+      }
+    });
+
+    it("signs new URLs with the first secret of the list", async () => {
+      const key = makeStorageKey({ ownerId: owner, area: "context", extension: ".pdf" });
+      const rotated = storeWith([NEW, OLD]);
+      const download = await rotated.createDownloadUrl({ key, expiresInSeconds: 60 });
+      const upload = await rotated.createUploadUrl({ key, contentType: "application/pdf" });
+      const part = await rotated.createPartUploadUrl({ key, uploadId: "u-2", partNumber: 1 });
+      for (const [method, url] of [
+        ["GET", download],
+        ["PUT", upload.url],
+        ["PUT", part.url],
+      ] as const) {
+        expect(check(storeWith([NEW]), method, key, url).ok).toBe(true);
+        expect(check(storeWith([OLD]), method, key, url).ok).toBe(false);
+      }
+    });
   });
 });

@@ -66,8 +66,9 @@ async function withTimeout<T>(promise: Promise<T>, timeoutMs: number): Promise<T
 
 function validateConfig(config: LocalStorageConfig): { root: string; baseUrl: string } {
   if (!config.directory) throw new Error("Local storage: directory is required");
-  if (typeof config.signingSecret !== "string" || config.signingSecret.length < MIN_SECRET_LENGTH) {
-    throw new Error(`Local storage: signingSecret must be at least ${MIN_SECRET_LENGTH} characters`);
+  const secrets: readonly unknown[] = Array.isArray(config.signingSecrets) ? config.signingSecrets : [];
+  if (secrets.length === 0 || secrets.some((s) => typeof s !== "string" || s.length < MIN_SECRET_LENGTH)) {
+    throw new Error(`Local storage: signingSecrets must each be at least ${MIN_SECRET_LENGTH} characters`);
   }
   if (!Number.isSafeInteger(config.maxUploadBytes) || config.maxUploadBytes <= 0) {
     throw new Error("Local storage: maxUploadBytes must be a positive integer");
@@ -86,7 +87,9 @@ function validateConfig(config: LocalStorageConfig): { root: string; baseUrl: st
 
 export function createLocalStorage(config: LocalStorageConfig): LocalObjectStorage {
   const { root, baseUrl } = validateConfig(config);
-  const { signingSecret, maxUploadBytes } = config;
+  // The first secret signs; every one is accepted until it leaves the list (rotation, ASVS 11.2.2).
+  const { signingSecrets, maxUploadBytes } = config;
+  const signingSecret = signingSecrets[0];
   const files = createLocalFiles(root);
   const { inside, objectPath, metaPath, tempPath, moveIntoPlace, writeMeta, readMeta, streamToTemp } = files;
   const multipart = createLocalMultipart(files);
@@ -138,7 +141,7 @@ export function createLocalStorage(config: LocalStorageConfig): LocalObjectStora
     maxUploadBytes,
 
     verifyRequest({ method, key, searchParams }) {
-      return verifyLocalSignature({ secret: signingSecret, method, key, searchParams });
+      return verifyLocalSignature({ secrets: signingSecrets, method, key, searchParams });
     },
 
     write,

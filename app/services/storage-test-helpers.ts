@@ -94,7 +94,7 @@ export async function setUpLocalStore(): Promise<LocalStoreFixture> {
     kind: "local",
     directory: storeDir,
     publicBaseUrl: `${BASE_URL}/`,
-    signingSecret: SECRET,
+    signingSecrets: [SECRET],
     maxUploadBytes: 4096,
   });
   setStorage(storage);

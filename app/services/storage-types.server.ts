@@ -56,7 +56,14 @@ export const MAX_PART_NUMBER = 10_000;
 export const MIN_PART_BYTES = 5 * 1024 * 1024;
 
 export type StorageConfig =
-  | { kind: "local"; directory: string; publicBaseUrl: string; signingSecret: string; maxUploadBytes: number }
+  | {
+      kind: "local";
+      directory: string;
+      publicBaseUrl: string;
+      /** A rotation list: the first signs new URLs, every one is accepted (config-secrets.server.ts). */
+      signingSecrets: readonly [string, ...string[]];
+      maxUploadBytes: number;
+    }
   | {
       kind: "s3";
       bucket: string;

@@ -75,7 +75,7 @@ function toastCookie() {
   return siteCookie("skribent_toast", {
     httpOnly: true,
     sameSite: "lax",
-    secrets: [getConfig().cookieSecret],
+    secrets: getConfig().cookieSecrets,
     maxAge: 60,
   });
 }

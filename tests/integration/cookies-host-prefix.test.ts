@@ -25,7 +25,7 @@ beforeAll(async () => {
       APP_ENV: "test",
       APP_URL: HTTPS_APP_URL,
       DATA_DIR: app.config.dataDir,
-      COOKIE_SECRET: app.config.cookieSecret,
+      COOKIE_SECRET: app.config.cookieSecrets.join(","),
       STORAGE_SIGNING_SECRET: "y".repeat(40),
       OIDC_ISSUER: provider.issuer,
       OIDC_CLIENT_ID: TEST_CLIENT.clientId,

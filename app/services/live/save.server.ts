@@ -52,11 +52,17 @@ export type SaveRealtimeResult = { transcript_key: string; audio_key: string };
 /** Per user and hour: each save may encode hours of audio. Far above what a clinician records. */
 export const LIVE_SAVES_PER_HOUR = 60;
 
-/** Keyed, so the stored fingerprint cannot be used to test a guess of what was said. */
-function fingerprintOf(userId: string, input: LiveSave) {
-  return createHmac("sha256", getConfig().cookieSecret)
-    .update(JSON.stringify(["live-save", userId, input]))
-    .digest("hex");
+/**
+ * Keyed, so the stored fingerprint cannot be used to test a guess of what was said. One per secret of the
+ * COOKIE_SECRET rotation list, the first (the one stored) first: a retry across a rotation still finds its save.
+ */
+function fingerprintsOf(userId: string, input: LiveSave): [string, ...string[]] {
+  const [first, ...others] = getConfig().cookieSecrets.map((secret) =>
+    createHmac("sha256", secret)
+      .update(JSON.stringify(["live-save", userId, input]))
+      .digest("hex"),
+  );
+  return [first!, ...others];
 }
 
 /** The server's own copy of the audio; a failure here costs the copy, never the transcript. */
@@ -90,8 +96,9 @@ export async function saveRealtimeTranscript(args: SaveRealtimeArgs): Promise<Sa
     });
   }
 
-  const fingerprint = fingerprintOf(userId, input);
-  const earlier = await findSavedByFingerprint(getDb(), { ownerId: userId, fingerprint });
+  const fingerprints = fingerprintsOf(userId, input);
+  const fingerprint = fingerprints[0];
+  const earlier = await findSavedByFingerprint(getDb(), { ownerId: userId, fingerprints });
   if (earlier?.transcript_key) return { transcript_key: earlier.transcript_key, audio_key: earlier.storage_key };
   const verdict = await hitRateLimit({
     bucket: `live-save:${userId}`,
@@ -125,7 +132,7 @@ export async function saveRealtimeTranscript(args: SaveRealtimeArgs): Promise<Sa
       .transaction()
       .execute(async (trx) => {
         await lockFingerprint(trx, fingerprint);
-        const raced = await findSavedByFingerprint(trx, { ownerId: userId, fingerprint });
+        const raced = await findSavedByFingerprint(trx, { ownerId: userId, fingerprints });
         if (raced?.transcript_key) {
           return { existing: { transcript_key: raced.transcript_key, audio_key: raced.storage_key } };
         }
