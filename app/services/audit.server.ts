@@ -1,3 +1,4 @@
+import { getConfig } from "./config.server";
 import { getDb } from "./db.server";
 
 // Who did what to which record, and how it ended — never the content
@@ -38,4 +39,27 @@ export const CLIENT_ADDRESS_HEADER = "X-Skribent-Client-Address";
 /** For the audit trail and the sign-in start limit; X-Forwarded-For itself is never read (ASVS 4.1.3, 15.3.4). */
 export function clientAddress(request: Request) {
   return request.headers.get(CLIENT_ADDRESS_HEADER) || null;
+}
+
+/**
+ * AUDIT_RETENTION_DAYS: deletes the audit rows older than the period (none without one). The deletion leaves its
+ * own row — how many went is the entity id — so the trail says when and how far it was cut.
+ */
+export async function deleteAuditPastRetention(now = new Date()) {
+  const retentionMs = getConfig().auditRetentionMs;
+  if (retentionMs === null) return { auditEvents: 0 };
+  const result = await getDb()
+    .deleteFrom("audit_events")
+    .where("at", "<", new Date(now.getTime() - retentionMs))
+    .executeTakeFirst();
+  const deleted = Number(result.numDeletedRows);
+  if (deleted > 0)
+    await audit({
+      userId: null,
+      action: "audit.retention",
+      entityType: "audit_events",
+      entityId: String(deleted),
+      outcome: "success",
+    });
+  return { auditEvents: deleted };
 }

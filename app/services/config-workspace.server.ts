@@ -55,6 +55,11 @@ export const workspaceEnvShape = {
    * and letter stay). Unset: audio is kept until the recording is deleted.
    */
   AUDIO_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).optional(),
+  /**
+   * Audit rows (who, what, outcome, client address) are deleted this many days after they were written. Unset: kept
+   * for good — the operator's record-keeping duties decide (docs/data-protection.md § 3).
+   */
+  AUDIT_RETENTION_DAYS: z.coerce.number().int().min(30).max(36500).optional(),
   /** Batch speech recognition, per minute of audio (the local engine costs nothing). */
   PRICE_SPEECH_PER_MINUTE_USD: usd.default(0),
   /** Realtime speech recognition per minute of audio; the batch price when unset. */
@@ -74,6 +79,7 @@ export function workspaceConfig(env: Env) {
     },
     chat: { retentionMs: env.CHAT_RETENTION_HOURS * 3_600_000 },
     audioRetentionMs: env.AUDIO_RETENTION_DAYS ? env.AUDIO_RETENTION_DAYS * 86_400_000 : null,
+    auditRetentionMs: env.AUDIT_RETENTION_DAYS ? env.AUDIT_RETENTION_DAYS * 86_400_000 : null,
     prices: {
       speechPerMinuteUsd: env.PRICE_SPEECH_PER_MINUTE_USD,
       speechLivePerMinuteUsd: env.PRICE_SPEECH_LIVE_PER_MINUTE_USD ?? env.PRICE_SPEECH_PER_MINUTE_USD,

@@ -2,6 +2,7 @@ import { createRequire } from "node:module";
 import PgBoss from "pg-boss";
 import type pg from "pg";
 import { deleteExpiredSessions } from "~/models/session.server";
+import { deleteAuditPastRetention } from "./audit.server";
 import { getConfig } from "./config.server";
 import { getDatabase, upkeepEmbeddedDatabase } from "./db.server";
 import { deleteExpiredPendingPosts } from "./pending-post.server";
@@ -148,14 +149,18 @@ export async function runDatabaseUpkeep() {
   return ms;
 }
 
-/** Removes expired sessions, stale kept forms, old rate-limit windows, abandoned uploads and audio past retention. */
+/**
+ * Removes expired sessions, stale kept forms, old rate-limit windows, abandoned uploads, and audio and audit rows past
+ * their retention.
+ */
 export async function runExpireSessions(now = new Date()) {
   const sessions = await deleteExpiredSessions({ now, idleMs: getConfig().session.idleMs });
   const pendingPosts = await deleteExpiredPendingPosts(now);
   const rateLimitWindows = await pruneRateLimits({ before: new Date(now.getTime() - 24 * 3_600_000) });
   const uploads = await deleteStaleUploads(now);
   const retention = await deleteAudioPastRetention(now);
-  return { sessions, pendingPosts, rateLimitWindows, uploads, retention };
+  const auditTrail = await deleteAuditPastRetention(now);
+  return { sessions, pendingPosts, rateLimitWindows, uploads, retention, auditTrail };
 }
 
 let current: JobsHandle | undefined;
