@@ -1,6 +1,6 @@
 import type { Response } from "undici";
 
-import { classifyHttpFailure, fetchWithTimeout, type EngineErrorFactory } from "../speech/retry";
+import { classifyHttpFailure, fetchWithTimeout, redactApiKey, type EngineErrorFactory } from "../speech/retry";
 import type { OpenAiChatConfig } from "./openai-chat.server";
 import { readCompletionStream, type Completion } from "./openai-stream.server";
 import { LlmError, type TextSink } from "./types";
@@ -44,11 +44,7 @@ export function createOpenAiChatClient(config: Pick<OpenAiChatConfig, "baseUrl" 
   }
 
   /** Keeps the key out of messages, even in the masked form OpenAI echoes back. */
-  function redact(text: string) {
-    const key = config.apiKey;
-    const clean = key && key.length >= 4 ? text.split(key).join("***") : text;
-    return clean.length > 300 ? `${clean.slice(0, 300)}…` : clean;
-  }
+  const redact = (text: string) => redactApiKey(text, config.apiKey);
 
   function httpError(response: Response, body: string): LlmError {
     const { kind, status, info, quota, retryAfterMs } = classifyHttpFailure(response, body);

@@ -1,7 +1,14 @@
 import { openAsBlob } from "node:fs";
 import { FormData, type Response } from "undici";
 
-import { classifyHttpFailure, DEFAULT_RETRY, fetchWithTimeout, withRetries, type RetryPolicy } from "./retry";
+import {
+  classifyHttpFailure,
+  DEFAULT_RETRY,
+  fetchWithTimeout,
+  redactApiKey,
+  withRetries,
+  type RetryPolicy,
+} from "./retry";
 // One prompt rule for every Whisper engine (local and OpenAI-compatible): vocabulary.server.ts.
 import { whisperPrompt } from "./vocabulary.server";
 import { answerSchema, toResult } from "./openai-transcribe-answer.server";
@@ -63,11 +70,7 @@ export function createOpenAiTranscriptionEngine(config: OpenAiTranscriptionConfi
   }
 
   /** Keeps the key out of messages, even in the masked form OpenAI echoes back. */
-  function redact(text: string) {
-    const key = config.apiKey;
-    const clean = key && key.length >= 4 ? text.split(key).join("***") : text;
-    return clean.length > 300 ? `${clean.slice(0, 300)}…` : clean;
-  }
+  const redact = (text: string) => redactApiKey(text, config.apiKey);
 
   function httpError(response: Response, body: string): SpeechEngineError {
     const { status } = response;

@@ -184,3 +184,12 @@ export function classifyHttpFailure(
   const retryAfterMs = kind === "transient" ? retryAfterHeader(response.headers) : undefined;
   return { kind, status, info, quota, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) };
 }
+
+/**
+ * A vendor's error message as it may be shown and logged: the API key cut out, even in the masked form OpenAI echoes
+ * back, and at most 300 characters.
+ */
+export function redactApiKey(text: string, apiKey: string | undefined) {
+  const clean = apiKey && apiKey.length >= 4 ? text.split(apiKey).join("***") : text;
+  return clean.length > 300 ? `${clean.slice(0, 300)}…` : clean;
+}
