@@ -83,7 +83,7 @@ export function scanLines(lines, rules) {
   lines.forEach((raw, index) => {
     const tab = raw.indexOf("\t");
     const source = tab >= 0 ? raw.slice(0, tab) : "";
-    let masked = tab >= 0 ? raw.slice(tab + 1) : raw;
+    let masked = withDecodedEntry(tab >= 0 ? raw.slice(tab + 1) : raw);
     const broken = [];
     for (const { name, pattern } of rules) {
       pattern.lastIndex = 0;
@@ -94,6 +94,22 @@ export function scanLines(lines, rules) {
     if (broken.length > 0) findings.push({ line: index + 1, source, rules: broken, masked });
   });
   return findings;
+}
+
+/**
+ * A JSON entry (server-log.mjs) is scanned as written and with its strings decoded: an escaped quote, line break or
+ * \u sequence inside a message must not hide what it spells.
+ * @param {string} text
+ */
+export function withDecodedEntry(text) {
+  if (!text.startsWith("{")) return text;
+  try {
+    const entry = JSON.parse(text);
+    const strings = Object.values(entry).filter((value) => typeof value === "string");
+    return strings.length > 0 ? `${text}\t${strings.join("\t")}` : text;
+  } catch {
+    return text;
+  }
 }
 
 /** The canaries, bundled from the TypeScript fixtures so this script runs on plain Node. */

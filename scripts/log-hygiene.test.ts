@@ -106,6 +106,25 @@ describe("the log hygiene scan", () => {
     });
   });
 
+  it("reads a JSON entry (LOG_FORMAT=json) as its strings say, escapes and all", () => {
+    const entry = (msg: string) =>
+      JSON.stringify({ time: "2026-11-26T18:04:05.678Z", level: "warn", request_id: "5f0c2a9e", msg });
+    const asciiOnly = (text: string) =>
+      text.replace(/[^\x20-\x7e]|[A-Za-z]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+    const hidden = entry(`[chat] the answer failed for ${WORDS.chat}`).replace(WORDS.chat, asciiOnly(WORDS.chat));
+    expect(hidden).not.toContain(WORDS.chat);
+    const request = JSON.stringify({
+      level: "info",
+      method: "GET",
+      path: "/api/files",
+      status: 200,
+      msg: "GET /api/files 200",
+    });
+    const findings = scanLines([line(request), line(hidden), line(entry("[boot] ready"))], rules);
+    expect(findings.map((finding) => [finding.line, finding.rules])).toEqual([[2, ["content"]]]);
+    expect(findings[0].masked).not.toContain(WORDS.chat);
+  });
+
   it("builds its canaries from the fixtures, also when bundled for plain Node", async () => {
     expect(CONTENT_PHRASES).toEqual(expect.arrayContaining(Object.values(WORDS)));
     expect(CONTENT_WORDS).toEqual(expect.arrayContaining(["Kopfschmerzen", "schwindelt"]));
