@@ -53,7 +53,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ["scripts/**/*.mjs", "bench/**/*.mjs", "*.config.js", "server.mjs", "server-app.mjs"],
+    files: ["scripts/**/*.mjs", "bench/**/*.mjs", "*.config.js", "server.mjs", "server-app.mjs", "server-log.mjs"],
     languageOptions: { globals: globals.node },
   },
 );

@@ -1,10 +1,15 @@
 // The Express application of server.mjs (ADR 0013): compression, static files, the checks before Remix, the Remix
 // request handler, and the WebSocket upgrade of the live door. server.mjs only listens and drains; keeping the rest
 // here lets the tests serve exactly this on a port of their own (tests/integration/server-*.test.ts).
+import { randomUUID } from "node:crypto";
 import { createRequestHandler } from "@remix-run/express";
 import compression from "compression";
 import express from "express";
 import morgan from "morgan";
+import { logEntry, withLogContext } from "./server-log.mjs";
+
+/** A request id a trusted proxy may hand over: what nginx's $request_id, a UUID or a trace id look like. */
+const REQUEST_ID = /^[\w.:-]{8,128}$/;
 
 /**
  * `build`: the Remix server build (its entry module exports serverOptions, refuseBeforeRouting, handleLiveUpgrade).
@@ -30,6 +35,23 @@ export function createServerApp({ build, mode = process.env.NODE_ENV, instanceNa
   app.use((req, _res, next) => {
     handOver(req, req.ip);
     next();
+  });
+
+  // Every request has an id (ASVS 16.2.1): the one the balancer in front gave it when the socket's peer is a proxy
+  // TRUST_PROXY names, else a new one — a client cannot choose it. The audit rows the request writes carry it
+  // (audit.server.ts), the answer names it (X-Request-Id) and so does every log line written while it is answered
+  // (server-log.mjs): a log line leads to the audit row, and the row to the user.
+  const fromTrustedProxy = (req) => Boolean(app.get("trust proxy fn")(req.socket.remoteAddress, 0));
+  const assignRequestId = (req) => {
+    const given = req.headers["x-request-id"];
+    const id = typeof given === "string" && REQUEST_ID.test(given) && fromTrustedProxy(req) ? given : randomUUID();
+    req.headers["x-request-id"] = id;
+    return id;
+  };
+  app.use((req, res, next) => {
+    const id = assignRequestId(req);
+    res.setHeader("X-Request-Id", id);
+    withLogContext({ request_id: id }, next);
   });
 
   // Every answer carries the app's security headers (ASVS 3.4): pages and API answers set theirs in the app and keep
@@ -67,9 +89,24 @@ export function createServerApp({ build, mode = process.env.NODE_ENV, instanceNa
   // One line per request, as remix-serve wrote ("tiny") — except the live door's audio and event streams, a few a
   // second — but without the query string: a signed storage URL's signature (sig=, X-Amz-Signature=), a sign-in's
   // authorization code and a search's terms are all in it, and none of them belongs in a log (issue 9).
-  morgan.token("path", (req) => (req.originalUrl ?? req.url).split("?")[0]);
+  // Written as an entry with fields of its own (server-log.mjs), the text as before.
+  const requestLine = (tokens, req, res) =>
+    JSON.stringify({
+      method: req.method,
+      path: (req.originalUrl ?? req.url).split("?")[0],
+      status: res.headersSent ? res.statusCode : undefined,
+      bytes: Number(tokens.res(req, res, "content-length")) || undefined,
+      ms: Number(tokens["response-time"](req, res)) || undefined,
+      request_id: req.headers["x-request-id"],
+    });
+  const writeRequestLine = (line) => {
+    const fields = JSON.parse(line);
+    const text = `${fields.method} ${fields.path} ${fields.status ?? "-"} ${fields.bytes ?? "-"} - ${fields.ms ?? "-"} ms`;
+    logEntry("info", text, fields);
+  };
   app.use(
-    morgan(":method :path :status :res[content-length] - :response-time ms", {
+    morgan(requestLine, {
+      stream: { write: writeRequestLine },
       skip: (req) => /^\/live\/sessions\/[^/]+\/(audio|events)/.test(req.path),
     }),
   );
@@ -107,7 +144,8 @@ export function createServerApp({ build, mode = process.env.NODE_ENV, instanceNa
     }).ip;
   function upgrade(req, socket, head) {
     handOver(req, addressOf(req));
-    return entry.handleLiveUpgrade(req, socket, head);
+    const id = assignRequestId(req);
+    return withLogContext({ request_id: id }, () => entry.handleLiveUpgrade(req, socket, head));
   }
 
   return { app, upgrade };

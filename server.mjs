@@ -3,13 +3,16 @@
 // remix-serve cannot hand over (all in server-app.mjs). The build boots the app when it is imported (ADR 0001's
 // start-up stays).
 //   node server.mjs            (npm start builds first)
-// PORT (default 3000) and HOST as before.
+// PORT (default 3000) and HOST as before; LOG_FORMAT json (default) or text.
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { installGlobals } from "@remix-run/node";
 import { createServerApp } from "./server-app.mjs";
+import { installStructuredConsole } from "./server-log.mjs";
 
 process.env.NODE_ENV = process.env.NODE_ENV ?? "production";
+// Before the build is imported: its boot logs too (LOG_FORMAT, server-log.mjs).
+installStructuredConsole();
 
 const build = await import(pathToFileURL(path.resolve("build/index.js")).href);
 installGlobals({ nativeFetch: build.future.v3_singleFetch });

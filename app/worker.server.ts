@@ -1,3 +1,4 @@
+import { installStructuredConsole } from "../server-log.mjs";
 import { ConfigError, getConfig } from "./services/config.server";
 import { migrateToLatest, openDatabase, setDatabase } from "./services/db.server";
 import { setJobs, startJobs } from "./services/jobs.server";
@@ -8,6 +9,7 @@ import { settleMetering } from "./services/usage.server";
 // embedded PGlite belongs to one process, so this needs DATABASE_URL.
 
 async function main() {
+  installStructuredConsole();
   const config = getConfig();
   if (!config.databaseUrl) {
     console.error(

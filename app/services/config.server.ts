@@ -4,6 +4,7 @@ import { engineIssues, llmConfig, speechConfig } from "./config-engines.server";
 import { persistedDevSecret, persistedDevSecretList, secretListSetting } from "./config-secrets.server";
 import { trustProxySetting } from "./config-proxy.server";
 import { workspaceConfig, workspaceEnvShape } from "./config-workspace.server";
+import { LOG_FORMATS } from "../../server-log.mjs";
 
 // Configuration is read once, at boot, and validated with zod (STYLE.md §10).
 // SPEC §7's "runtime config file fetched from the site root" becomes this
@@ -80,6 +81,8 @@ const schema = z
     WORKER_IN_PROCESS: bool.default("true"),
     RATE_LIMIT_SIGNIN_PER_MINUTE: z.coerce.number().int().min(1).default(20),
     TRUST_PROXY: trustProxySetting,
+    // Read by server-log.mjs before the configuration is; validated here so a typo stops the start.
+    LOG_FORMAT: z.enum(LOG_FORMATS).default("json"),
 
     SPEECH_ENGINE: z.enum(["local", "speechmatics", "openai"]).default("local"),
     SPEECHMATICS_API_KEY: z.string().min(1).optional(),
