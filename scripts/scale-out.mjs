@@ -196,17 +196,13 @@ async function startInstance(name) {
 }
 
 // ---------------------------------------------------------------------------------------------------------
-// nginx: round-robin over A and B, WebSocket upgrade for the live door, 70 MB bodies streamed, forwarding headers
-// (X-Forwarded-For overwritten, not appended to: the instances' TRUST_PROXY=loopback takes it as the client).
+// nginx: round-robin over A and B, with the locations the repository ships for production
+// (deploy/nginx/skribent-locations.conf: WebSocket upgrade for the live door, 70 MB bodies streamed, forwarding
+// headers — X-Forwarded-For overwritten, not appended to, which the instances' TRUST_PROXY=loopback takes as the
+// client — and the request id). Only the TLS server around them (deploy/nginx/skribent.conf) is left out here; it
+// has its own test (tests/integration/deploy-nginx.test.ts).
 
 function nginxConfig(dir) {
-  const proxied = `
-      proxy_pass http://skribent;
-      proxy_http_version 1.1;
-      proxy_set_header Host $http_host;
-      proxy_set_header X-Forwarded-For $remote_addr;
-      proxy_set_header X-Forwarded-Proto $scheme;
-      proxy_set_header X-Forwarded-Host $http_host;`;
   return `worker_processes 1;
 events { worker_connections 512; }
 http {
@@ -217,7 +213,7 @@ http {
   fastcgi_temp_path ${dir}/fastcgi;
   uwsgi_temp_path ${dir}/uwsgi;
   scgi_temp_path ${dir}/scgi;
-  map $http_upgrade $connection_upgrade { default upgrade; '' close; }
+  map $http_upgrade $skribent_connection_upgrade { default upgrade; '' close; }
   upstream skribent {
     server 127.0.0.1:${PORTS.A} max_fails=1 fail_timeout=2s;
     server 127.0.0.1:${PORTS.B} max_fails=1 fail_timeout=2s;
@@ -225,25 +221,7 @@ http {
   }
   server {
     listen 127.0.0.1:${PORTS.nginx};
-    client_max_body_size 75m;
-    proxy_request_buffering off;
-    proxy_connect_timeout 5s;
-    proxy_read_timeout 300s;
-    proxy_send_timeout 300s;
-    proxy_next_upstream error timeout http_502 http_503;
-    location / {${proxied}
-      proxy_set_header Connection "";
-    }
-    location /live/ {${proxied}
-      proxy_set_header Upgrade $http_upgrade;
-      proxy_set_header Connection $connection_upgrade;
-      proxy_buffering off;
-      proxy_read_timeout 3600s;
-    }
-    location /resources/chat-stream {${proxied}
-      proxy_set_header Connection "";
-      proxy_buffering off;
-    }
+    include ${path.join(ROOT, "deploy/nginx/skribent-locations.conf")};
   }
 }
 `;
