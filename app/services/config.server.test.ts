@@ -48,6 +48,11 @@ describe("configuration", () => {
     expect(production).toMatch(/OIDC_ISSUER: is required in production/);
     expect(production).toMatch(/COOKIE_SECRET: is required in production/);
     expect(production).toMatch(/APP_URL: is required in production/);
+    // Secure cookies and HSTS need https; a trial on this machine may use http.
+    const overHttp = problems({ APP_ENV: "production", APP_URL: "http://skribent.example.org" });
+    expect(overHttp).toMatch(/APP_URL: must be https in production \(http only for localhost\)/);
+    for (const local of ["http://localhost:3000", "http://127.0.0.1:3000", "https://skribent.example.org"])
+      expect(problems({ APP_ENV: "production", APP_URL: local })).not.toMatch(/APP_URL/);
     // Direct live mode only reaches Speechmatics; the embedded engine needs the relay.
     expect(problems({ SPEECH_LIVE_MODE: "direct" })).toMatch(/SPEECH_LIVE_MODE: direct needs SPEECH_LIVE_ENGINE/);
     expect(problems({ SPEECH_LIVE_MODE: "sideways" })).toMatch(/SPEECH_LIVE_MODE/);

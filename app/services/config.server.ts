@@ -16,6 +16,9 @@ const bool = z
   .transform((v) => v === "true" || v === "1");
 const optionalUrl = z.string().url().optional();
 
+/** An http APP_URL is allowed in production only on this machine (a trial, the scale-out proof). */
+const isLoopback = (hostname: string) => ["localhost", "127.0.0.1", "[::1]"].includes(hostname);
+
 const schema = z
   .object({
     APP_ENV: z.enum(["development", "test", "production"]).default("development"),
@@ -117,6 +120,9 @@ const schema = z
       if (!env.OIDC_ISSUER) issues.push(["OIDC_ISSUER", "is required in production"]);
       if (!env.COOKIE_SECRET) issues.push(["COOKIE_SECRET", "is required in production"]);
       if (!env.APP_URL) issues.push(["APP_URL", "is required in production"]);
+      // Secure cookies, HSTS and the __Host- prefix follow an https APP_URL (ASVS 12.2.1); loopback is for trials.
+      else if (new URL(env.APP_URL).protocol !== "https:" && !isLoopback(new URL(env.APP_URL).hostname))
+        issues.push(["APP_URL", "must be https in production (http only for localhost)"]);
       if (env.STORAGE_DRIVER === "local" && !env.STORAGE_SIGNING_SECRET)
         issues.push(["STORAGE_SIGNING_SECRET", "is required in production"]);
     }
