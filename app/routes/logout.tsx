@@ -28,5 +28,7 @@ export async function action({ request }: ActionFunctionArgs) {
     // The local session is gone either way; the provider may be unreachable.
     console.warn("[auth] provider logout unavailable:", error instanceof Error ? error.message : error);
   }
-  throw redirect(target, { headers: { "Set-Cookie": setCookie } });
+  // What this browser kept for the signed-out user goes too (ASVS 14.3.1): cached pages and local storage (an
+  // upload's resume key, panel settings). On a shared ward computer the next user starts clean.
+  throw redirect(target, { headers: { "Set-Cookie": setCookie, "Clear-Site-Data": '"cache", "storage"' } });
 }

@@ -40,11 +40,15 @@ test.describe("sign-in round trip", () => {
     const before = await withDatabase(
       async (db) => (await db.query("select count(*)::int as n from sessions")).rows[0].n,
     );
+    // What the workspace keeps in this browser (a panel's state, an upload's resume key) …
+    await page.evaluate(() => localStorage.setItem("skribent.audioPanel", "closed"));
     await page.getByRole("button", { name: "Abmelden" }).first().click();
     // The provider's own logout confirmation (RP-initiated logout), then back.
     await page.locator('button[name="logout"]').click();
     await page.waitForURL("**/login?signedOut=1");
     await expect(page.locator("[data-login-reason]")).toHaveText("Sie wurden abgemeldet.");
+    // … is gone after the logout (Clear-Site-Data), for whoever uses this computer next.
+    expect(await page.evaluate(() => Object.keys(localStorage))).toEqual([]);
     const after = await withDatabase(
       async (db) => (await db.query("select count(*)::int as n from sessions")).rows[0].n,
     );
