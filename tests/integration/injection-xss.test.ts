@@ -35,6 +35,22 @@ async function documentOf(response: Response) {
   return { html, problems: injectionProblems(html, nonceOf(response.headers.get("Content-Security-Policy"))) };
 }
 
+/** Every screen's pages, with the hostile clinician's ids. */
+const pages = () =>
+  Object.entries(screens).flatMap(([name, entry]) =>
+    "pages" in entry ? entry.pages(world.keys).map((page) => ({ name, page })) : [],
+  );
+
+/** The JSON reads of the hostile clinician's data. */
+const apiPaths = () => [
+  "/api/files",
+  "/api/arztbriefe",
+  `/api/arztbrief/${world.keys.letterParam}`,
+  `/api/transcript_v2/${world.keys.transcriptParam}`,
+  "/api/prompts",
+  `/api/structure/user?language=de-DE&template=${world.keys.templateId}`,
+];
+
 function missing(html: string, shows: Page["shows"]) {
   return shows.filter((field) => !html.includes(escapeHtml(HOSTILE[field])));
 }
@@ -72,11 +88,6 @@ describe("every screen", () => {
     expect(withComponent.filter((name) => !(name in screens))).toEqual([]);
     expect(Object.keys(screens).filter((name) => !modules.has(name))).toEqual([]);
   });
-
-  const pages = () =>
-    Object.entries(screens).flatMap(([name, entry]) =>
-      "pages" in entry ? entry.pages(world.keys).map((page) => ({ name, page })) : [],
-    );
 
   it.each(["de", "en"] as const)("shows the hostile data as text (%s)", async (language) => {
     const problems: string[] = [];
@@ -131,15 +142,7 @@ describe("every screen", () => {
 
 describe("the JSON API", () => {
   it("answers hostile data as JSON that no browser renders as a page", async () => {
-    const paths = [
-      "/api/files",
-      "/api/arztbriefe",
-      `/api/arztbrief/${world.keys.letterParam}`,
-      `/api/transcript_v2/${world.keys.transcriptParam}`,
-      "/api/prompts",
-      `/api/structure/user?language=de-DE&template=${world.keys.templateId}`,
-    ];
-    for (const p of paths) {
+    for (const p of apiPaths()) {
       const response = await world.browser.get(p);
       const text = await response.text();
       expect(response.status, p).toBe(200);
@@ -147,6 +150,27 @@ describe("the JSON API", () => {
       expect(response.headers.get("X-Content-Type-Options"), p).toBe("nosniff");
       expect(text, p).toContain("alert(1)");
     }
+  });
+});
+
+describe("every answer's headers", () => {
+  // ASVS 4.1.1, 14.2.2, 14.3.2: each screen (in both languages) and each JSON read of patient data says what it is,
+  // with its charset, and that no browser, proxy or shared cache may keep it.
+  it("declares the type with its charset and forbids caching, on every screen and JSON read", async () => {
+    const problems: string[] = [];
+    const check = (what: string, response: Response, type: RegExp) => {
+      const contentType = response.headers.get("Content-Type") ?? "";
+      const cacheControl = response.headers.get("Cache-Control") ?? "";
+      if (!type.test(contentType)) problems.push(`${what}: Content-Type ${contentType}`);
+      if (!/\bno-store\b/.test(cacheControl)) problems.push(`${what}: Cache-Control ${cacheControl}`);
+    };
+    for (const language of ["de", "en"] as const)
+      for (const { name, page } of pages()) {
+        const response = await asWho(page).get(page.path, language);
+        check(`${name} ${page.path} (${language})`, response, /^text\/html; charset=utf-8$/i);
+      }
+    for (const p of apiPaths()) check(p, await world.browser.get(p), /^application\/json; charset=utf-8$/i);
+    expect(problems).toEqual([]);
   });
 });
 

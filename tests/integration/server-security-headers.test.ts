@@ -50,6 +50,18 @@ const FILES: Array<[string, string, RegExp]> = [
 ];
 
 describe("static files and resource routes", () => {
+  it("declare UTF-8 for the text they serve (ASVS 4.1.1)", async () => {
+    const base = await serve();
+    const types: string[] = [];
+    for (const file of ["/build/entry.client-ABC123.js", "/live/client.js", "/locales/de/common.json"])
+      types.push(`${file} ${(await fetch(`${base}${file}`)).headers.get("Content-Type")}`);
+    expect(types).toEqual([
+      "/build/entry.client-ABC123.js application/javascript; charset=UTF-8",
+      "/live/client.js application/javascript; charset=UTF-8",
+      "/locales/de/common.json application/json; charset=UTF-8",
+    ]);
+  });
+
   it.each(FILES)("%s: nosniff, a Referrer-Policy, no framing, and their own caching", async (_, file, cache) => {
     const response = await fetch(`${await serve()}${file}`);
     expect(response.status).toBe(200);
