@@ -1,9 +1,9 @@
 import fs from "node:fs";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { action as audioAction } from "~/routes/_app._index/route";
 import { getDb } from "~/services/db.server";
 import { getStorage } from "~/services/storage.server";
-import { makeFake, makeSpeechWav, makeTempDir, removeTempDir } from "../support/audio-fixtures";
+import { makeFake, setupSpeechWav } from "../support/audio-fixtures";
 import { germanTextPdf, GERMAN_LINES } from "../support/pdf-fixtures";
 import { serve } from "../support/remix-document";
 import { callRoute, request, setupTestApp, signedInUser } from "../setup/app";
@@ -11,16 +11,7 @@ import { callRoute, request, setupTestApp, signedInUser } from "../setup/app";
 // The upload without JavaScript, on the server path: multipart form, the
 // server's checks, and context from text and PDFs stored with the recording.
 setupTestApp();
-let dir: string;
-let wav: string;
-
-beforeAll(async () => {
-  dir = await makeTempDir();
-  wav = await makeSpeechWav(dir);
-});
-afterAll(async () => {
-  await removeTempDir(dir);
-});
+const speech = setupSpeechWav();
 
 function post(cookie: string, form: FormData) {
   return request("/?index", { method: "POST", cookie, headers: { "Sec-Fetch-Site": "same-origin" }, body: form });
@@ -30,7 +21,7 @@ describe("upload form (no JavaScript)", () => {
   it("stores a checked WAV with template, mode, text and PDF context", async () => {
     const { cookie, user } = await signedInUser({ email: "form-upload@praxis.example" });
     const form = new FormData();
-    form.set("audio", new Blob([fs.readFileSync(wav)], { type: "audio/wav" }), "Visite.wav");
+    form.set("audio", new Blob([fs.readFileSync(speech.wav())], { type: "audio/wav" }), "Visite.wav");
     form.set("language", "de-DE");
     form.set("mode", "transcript");
     form.set("templateId", "soap");
@@ -54,7 +45,7 @@ describe("upload form (no JavaScript)", () => {
       upload_status: "ready",
     });
     expect(row.storage_key).toMatch(new RegExp(`^audio/${user.id}/\\d{8}-\\d{6}-.+\\.wav$`));
-    expect((await getStorage().head(row.storage_key))?.size).toBe(fs.statSync(wav).size);
+    expect((await getStorage().head(row.storage_key))?.size).toBe(fs.statSync(speech.wav()).size);
     const context = await getDb()
       .selectFrom("recording_context")
       .where("recording_id", "=", row.id)
@@ -74,7 +65,7 @@ describe("upload form (no JavaScript)", () => {
 
   it("refuses a PDF named .wav with the SPEC message and keeps nothing", async () => {
     const { cookie, user } = await signedInUser({ email: "form-upload-2@praxis.example" });
-    const fake = await makeFake(dir, "pdf", "x.wav");
+    const fake = await makeFake(speech.dir(), "pdf", "x.wav");
     const form = new FormData();
     form.set("audio", new Blob([fs.readFileSync(fake)], { type: "audio/wav" }), "x.wav");
     const response = await callRoute(audioAction, post(cookie, form));
@@ -87,7 +78,7 @@ describe("upload form (no JavaScript)", () => {
   it("refuses a patient id while patient records are switched off, before saving the audio", async () => {
     const { cookie, user } = await signedInUser({ email: "form-upload-3@praxis.example" });
     const form = new FormData();
-    form.set("audio", new Blob([fs.readFileSync(wav)], { type: "audio/wav" }), "y.wav");
+    form.set("audio", new Blob([fs.readFileSync(speech.wav())], { type: "audio/wav" }), "y.wav");
     form.set("patientId", "P-1");
     const response = await callRoute(audioAction, post(cookie, form));
     expect(response.status).toBe(400);

@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import { Readable } from "node:stream";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { loader as playbackLoader } from "~/routes/api.audio-playback.$";
 import { action as deleteAllAction } from "~/routes/api.delete-all";
 import { loader as filesLoader } from "~/routes/api.files";
@@ -13,7 +13,7 @@ import { action as storagePut, loader as storageGet } from "~/routes/resources.s
 import { getDb } from "~/services/db.server";
 import { runExpireSessions } from "~/services/jobs.server";
 import { getStorage } from "~/services/storage.server";
-import { makeFake, makeSpeechWav, makeTempDir, removeTempDir } from "../support/audio-fixtures";
+import { makeFake, setupSpeechWav } from "../support/audio-fixtures";
 import { apiClientFor, type ApiClient } from "../support/api-client";
 import { livePayload, recordingOf, saveLive } from "../support/live-save";
 import { callRoute, setupTestApp } from "../setup/app";
@@ -22,16 +22,7 @@ import { callRoute, setupTestApp } from "../setup/app";
 // bearer token, JSON, the exact answer fields — and the server's own checks.
 export function recordingsApiSuite(storage: "local" | "s3") {
   const app = setupTestApp({ provider: true, storage });
-  let dir: string;
-  let wav: string;
-
-  beforeAll(async () => {
-    dir = await makeTempDir();
-    wav = await makeSpeechWav(dir);
-  });
-  afterAll(async () => {
-    await removeTempDir(dir);
-  });
+  const speech = setupSpeechWav();
 
   function as(accountId: string) {
     return apiClientFor(app.issuer, accountId);
@@ -131,7 +122,7 @@ export function recordingsApiSuite(storage: "local" | "s3") {
 
     it("uploads a real WAV, checks it on the server, and lists it with the SPEC §3 fields", async () => {
       const anna = await as("anna-berger");
-      const { slot, confirmed } = await upload(anna, wav, "audio/wav", {
+      const { slot, confirmed } = await upload(anna, speech.wav(), "audio/wav", {
         template_id: "entlassbrief",
         tags: '["Kardio"]',
         transcription_mode: "transcript",
@@ -163,7 +154,7 @@ export function recordingsApiSuite(storage: "local" | "s3") {
         .where("storage_key", "=", slot.key)
         .select(["size_bytes", "duration_seconds", "audio_format"])
         .executeTakeFirstOrThrow();
-      expect(Number(row.size_bytes)).toBe(fs.statSync(wav).size);
+      expect(Number(row.size_bytes)).toBe(fs.statSync(speech.wav()).size);
       expect(row.duration_seconds).toBeGreaterThan(1);
       expect(row.audio_format).toBe("wav");
       const context = await getDb().selectFrom("recording_context").select(["kind", "text"]).execute();
@@ -173,7 +164,7 @@ export function recordingsApiSuite(storage: "local" | "s3") {
     it("rejects a '.wav' that is really a PDF or HTML and deletes its object", async () => {
       const anna = await as("anna-berger");
       for (const kind of ["pdf", "html"] as const) {
-        const fake = await makeFake(dir, kind, `fake-${kind}.wav`);
+        const fake = await makeFake(speech.dir(), kind, `fake-${kind}.wav`);
         const { slot, confirmed } = await upload(anna, fake, "audio/wav");
         expect(confirmed.status).toBe(400);
         expect((await confirmed.json()).detail).toMatch(/not supported|Unsupported file type/);
@@ -187,7 +178,7 @@ export function recordingsApiSuite(storage: "local" | "s3") {
     it("removes upload slots never confirmed after a day, with their objects", async () => {
       const anna = await as("anna-berger");
       const slot = await requestSlot(anna, "x.wav");
-      await putBytes(slot.url, fs.readFileSync(wav), "audio/wav");
+      await putBytes(slot.url, fs.readFileSync(speech.wav()), "audio/wav");
       // Not an upload slot: a live recording waiting for the browser's audio, its transcript saved (issue 7).
       const live = await (await saveLive(anna, livePayload())).json();
       await runExpireSessions(new Date(Date.now() + 23 * 3_600_000));
@@ -219,7 +210,7 @@ export function recordingsApiSuite(storage: "local" | "s3") {
     it("rename, tags, playback, reset and delete — and another user's key is a 404", async () => {
       const anna = await as("anna-berger");
       const jonas = await as("jonas-keller");
-      const { slot } = await upload(anna, wav);
+      const { slot } = await upload(anna, speech.wav());
       const key = slot.key as string;
 
       const rename = await callRoute(

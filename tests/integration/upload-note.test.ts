@@ -1,25 +1,16 @@
 import fs from "node:fs";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { action as audioAction } from "~/routes/_app._index/route";
 import { getDb } from "~/services/db.server";
 import { languageCookie } from "~/services/i18n.server";
-import { makeSpeechWav, makeTempDir, removeTempDir } from "../support/audio-fixtures";
+import { setupSpeechWav } from "../support/audio-fixtures";
 import { serve } from "../support/remix-document";
 import { callRoute, request, setupTestApp, signedInUser } from "../setup/app";
 
 // The note under the upload form says what happens after an upload, and it must be true: with
 // AUTO_START_TRANSCRIPTION off nothing is transcribed until the clinician starts it from the list.
 setupTestApp({ env: { AUTO_START_TRANSCRIPTION: "false" } });
-let dir: string;
-let wav: string;
-
-beforeAll(async () => {
-  dir = await makeTempDir();
-  wav = await makeSpeechWav(dir);
-});
-afterAll(async () => {
-  await removeTempDir(dir);
-});
+const speech = setupSpeechWav();
 
 const note = (html: string) => /<p[^>]*data-upload-note[^>]*>([^<]*)<\/p>/.exec(html)?.[1];
 
@@ -38,7 +29,7 @@ describe("the note under the upload form, with AUTO_START_TRANSCRIPTION off", ()
     );
 
     const form = new FormData();
-    form.set("audio", new Blob([fs.readFileSync(wav)], { type: "audio/wav" }), "Visite.wav");
+    form.set("audio", new Blob([fs.readFileSync(speech.wav())], { type: "audio/wav" }), "Visite.wav");
     form.set("language", "de-DE");
     const upload = await callRoute(
       audioAction,

@@ -4,6 +4,8 @@ import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 
+import { afterAll, beforeAll } from "vitest";
+
 // Real test audio, made at test time with the Debian tools CI installs
 // (.ci/run: ffmpeg, sox, espeak-ng) — nothing binary is committed.
 //
@@ -14,6 +16,8 @@ import { promisify } from "node:util";
 //   const tone = await makeTone(dir, 3, "mp3");      // 440 Hz sine, 3 s
 //   const pdf = await makeFake(dir, "pdf", "befund.mp3"); // a PDF named .mp3
 //   const big = await makeSparseFile(dir, 73_400_321);    // sparse: size without writing data
+//
+//   const speech = setupSpeechWav();                 // its own hooks; in tests: speech.wav(), speech.dir()
 //
 // Every helper returns the absolute path of the file it made. Default names are
 // unique, so calling a helper twice in one directory never overwrites a file.
@@ -60,6 +64,28 @@ export async function makeSpeechWav(dir: string, text: string = GERMAN_SAMPLE_TE
   await tool("sox", [raw, "-r", "16000", "-c", "1", "-b", "16", "-e", "signed-integer", out]);
   await rm(raw, { force: true });
   return out;
+}
+
+/**
+ * One speech WAV (makeSpeechWav) in a temp directory of its own for the tests of the file or describe block that
+ * calls this: made in a beforeAll, removed in an afterAll. The accessors are for use inside tests and hooks, once
+ * the WAV is there; `dir()` is where more files can go beside it.
+ */
+export function setupSpeechWav() {
+  let dir: string | undefined;
+  let wav: string | undefined;
+  beforeAll(async () => {
+    dir = await makeTempDir();
+    wav = await makeSpeechWav(dir);
+  });
+  afterAll(async () => {
+    if (dir) await removeTempDir(dir);
+  });
+  function ready(value: string | undefined) {
+    if (value === undefined) throw new Error("setupSpeechWav: the WAV is made in beforeAll; read it inside a test");
+    return value;
+  }
+  return { wav: () => ready(wav), dir: () => ready(dir) };
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { Response } from "undici";
 
-import { classifyHttpFailure, fetchWithTimeout, redactApiKey, type EngineErrorFactory } from "../speech/retry";
+import { fetchWithTimeout, httpErrorFactory, redactApiKey, type EngineErrorFactory } from "../speech/retry";
 import type { OpenAiChatConfig } from "./openai-chat.server";
 import { readCompletionStream, type Completion } from "./openai-stream.server";
 import { LlmError, type TextSink } from "./types";
@@ -46,36 +46,25 @@ export function createOpenAiChatClient(config: Pick<OpenAiChatConfig, "baseUrl" 
   /** Keeps the key out of messages, even in the masked form OpenAI echoes back. */
   const redact = (text: string) => redactApiKey(text, config.apiKey);
 
-  function httpError(response: Response, body: string): LlmError {
-    const { kind, status, info, quota, retryAfterMs } = classifyHttpFailure(response, body);
-    const detail = redact(info.message ?? response.statusText ?? "");
-    const said = detail ? `: ${detail}` : "";
-    let message: string;
-    if (status === 401 || status === 403) {
-      message = config.apiKey
-        ? `${host} refused the API key (${status})${said}. Check LLM_OPENAI_API_KEY.`
-        : `${host} requires an API key (${status})${said}. Set LLM_OPENAI_API_KEY.`;
-    } else if (quota) {
-      message = `${host}: the account's quota is used up (${status})${said}`;
-    } else if (status === 404) {
-      message = `${host} answered 404${said}. Check LLM_OPENAI_URL (with /v1) and LLM_OPENAI_MODEL.`;
-    } else if (status >= 300 && status < 400) {
-      message = `${host} redirected the request (${status}); set LLM_OPENAI_URL to the final address.`;
-    } else if (status === 400 && /response_format|json_schema|json_object/i.test(detail)) {
-      message = `${host} refused the structured-output request (400)${said}. Try LLM_OPENAI_STRUCTURED_OUTPUT=json_object or none.`;
-    } else if (status === 400 && /context|too long|n_ctx|maximum.*tokens/i.test(detail)) {
-      message = `${host}: the request does not fit the model's context (400)${said}. Check LLM_CONTEXT_TOKENS.`;
-    } else {
-      message = `${host} answered ${status}${said}`;
-    }
-    // A refused key or a used-up quota is the administrator's to fix, whatever the clinician tries.
-    const userMessageKey = status === 401 || status === 403 || quota ? USER_NOT_CONFIGURED : undefined;
-    return new LlmError(kind, message, {
-      status,
-      ...(userMessageKey ? { userMessageKey } : {}),
-      ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
-    });
-  }
+  const httpError = httpErrorFactory(LlmError, {
+    host,
+    apiKey: config.apiKey,
+    settings: {
+      apiKey: "LLM_OPENAI_API_KEY",
+      url: "LLM_OPENAI_URL",
+      notFound: "LLM_OPENAI_URL (with /v1) and LLM_OPENAI_MODEL",
+    },
+    notConfiguredKey: USER_NOT_CONFIGURED,
+    special(status, detail, said) {
+      if (status === 400 && /response_format|json_schema|json_object/i.test(detail)) {
+        return `${host} refused the structured-output request (400)${said}. Try LLM_OPENAI_STRUCTURED_OUTPUT=json_object or none.`;
+      }
+      if (status === 400 && /context|too long|n_ctx|maximum.*tokens/i.test(detail)) {
+        return `${host}: the request does not fit the model's context (400)${said}. Check LLM_CONTEXT_TOKENS.`;
+      }
+      return undefined;
+    },
+  });
 
   async function readBody(response: Response, signal: AbortSignal | undefined): Promise<string> {
     try {

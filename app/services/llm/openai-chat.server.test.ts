@@ -1,73 +1,19 @@
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 
 import { reply, startFakeOpenAiChatServer, type FakeChatServer } from "../../../tests/support/fake-openai-chat";
-import type { RetryPolicy } from "../speech/retry";
-import { createOpenAiChatModel, schemaInstruction, type OpenAiChatConfig } from "./openai-chat.server";
+import { schemaInstruction, type OpenAiChatConfig } from "./openai-chat.server";
+import { KEY, SCHEMA, VALID, chatModel, rejection, request } from "./openai-chat-test-helpers";
 import { estimateMessagesTokens } from "./tokens";
-import { LlmError, type JsonSchema, type StructuredRequest } from "./types";
 
 // The OpenAI-compatible chat engine over HTTP against the fake server (PROTOCOLS.md §3.2–3.4): what it sends in
-// each structured-output mode, how it validates answers, and which failures it retries and how often.
-
-const KEY = "sk-test-0123456789abcdef";
-const FAST: RetryPolicy = { attempts: 3, baseDelayMs: 1, maxDelayMs: 5 };
-
-const SCHEMA: JsonSchema = {
-  type: "object",
-  properties: {
-    document_type: { type: "string", enum: ["patient_conversation", "doctor_dictation", "other"] },
-    sections: {
-      type: "object",
-      properties: { s1: { type: "string" }, s2: { type: "string" } },
-      required: ["s1", "s2"],
-      additionalProperties: false,
-    },
-  },
-  required: ["document_type", "sections"],
-  additionalProperties: false,
-};
-const VALID = { document_type: "doctor_dictation", sections: { s1: "Kopfschmerzen seit drei Tagen.", s2: "Keine." } };
-
-async function rejection(promise: Promise<unknown>): Promise<LlmError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof LlmError) return error;
-    throw error;
-  }
-  throw new Error("expected a rejection");
-}
+// each structured-output mode, how it validates answers, plain chat and the health check. Which failures it
+// retries and how often: openai-chat-failures.server.test.ts.
 
 describe("OpenAI-compatible chat engine", () => {
   let server: FakeChatServer;
 
   function model(overrides: Partial<OpenAiChatConfig> = {}) {
-    return createOpenAiChatModel({
-      baseUrl: server.url,
-      apiKey: KEY,
-      model: "gpt-4o-mini",
-      structuredOutput: "json_schema",
-      contextTokens: 8192,
-      timeoutMs: 5_000,
-      retry: FAST,
-      ...overrides,
-    });
-  }
-
-  function request(overrides: Partial<StructuredRequest> = {}): StructuredRequest {
-    return {
-      messages: [
-        { role: "system", content: "You write medical letters." },
-        { role: "user", content: "Transkript: Der Patient hat Kopfschmerzen." },
-      ],
-      schema: SCHEMA,
-      schemaName: "arztbrief",
-      maxTokens: 500,
-      temperature: 0,
-      ...overrides,
-    };
+    return chatModel(server.url, overrides);
   }
 
   beforeEach(async () => {
@@ -207,152 +153,6 @@ describe("OpenAI-compatible chat engine", () => {
       );
       expect(error.kind).toBe("permanent");
       expect(server.chatRequests()).toHaveLength(1);
-    });
-  });
-
-  describe("HTTP failures", () => {
-    it("waits as long as retry-after-ms says, then succeeds", async () => {
-      server.replies.push(reply.rateLimited(30, 150), reply.json(VALID));
-      const started = performance.now();
-      expect((await model().generateStructured(request())).value).toEqual(VALID);
-      const waited = performance.now() - started;
-      // retry-after-ms wins over Retry-After (30 s), and the backoff of 1–5 ms is not used.
-      expect(waited).toBeGreaterThanOrEqual(140);
-      expect(waited).toBeLessThan(10_000);
-      expect(server.chatRequests()).toHaveLength(2);
-    });
-
-    it("honours Retry-After in seconds", async () => {
-      server.replies.push(
-        reply.error(429, { message: "Rate limit reached", headers: { "retry-after": "0.2" } }),
-        reply.json(VALID),
-      );
-      const started = performance.now();
-      await model().generateStructured(request());
-      expect(performance.now() - started).toBeGreaterThanOrEqual(190);
-    });
-
-    it("does not retry an exhausted quota and tells the clinician to ask the administrator", async () => {
-      server.replies.push(reply.quotaExceeded(), reply.json(VALID));
-      const error = await rejection(model().generateStructured(request()));
-      expect(error.kind).toBe("permanent");
-      expect(error.options).toMatchObject({ status: 429, userMessageKey: "letters:errors.engineNotConfigured" });
-      expect(error.message).toMatch(/quota/);
-      expect(server.chatRequests()).toHaveLength(1);
-    });
-
-    it.each([
-      ["a 500 (OpenAI body)", () => reply.error(500, { message: "The server had an error" })],
-      ["a 503 from llama.cpp while the model loads", () => reply.loadingModel()],
-      ["a 502 HTML page from a proxy", () => reply.error(502, { style: "html", message: "Bad Gateway" })],
-      ["a 408", () => reply.error(408, { style: "fastapi", message: "Request Timeout" })],
-      ["a 409", () => reply.error(409, { style: "vllm", message: "Conflict" })],
-    ])("retries %s and succeeds", async (_label, make) => {
-      server.replies.push(make(), reply.json(VALID));
-      expect((await model().generateStructured(request())).value).toEqual(VALID);
-      expect(server.chatRequests()).toHaveLength(2);
-    });
-
-    it("gives up on transient failures after the retry policy's attempts, with the server's message", async () => {
-      server.responder = () => reply.loadingModel();
-      const error = await rejection(model().generateStructured(request()));
-      expect(error.kind).toBe("transient");
-      expect(error.message).toContain("Loading model");
-      expect(error.options.status).toBe(503);
-      expect(server.chatRequests()).toHaveLength(FAST.attempts);
-    });
-
-    it("lets x-should-retry override the status", async () => {
-      server.replies.push(reply.error(500, { headers: { "x-should-retry": "false" } }), reply.json(VALID));
-      expect((await rejection(model().generateStructured(request()))).kind).toBe("permanent");
-      expect(server.chatRequests()).toHaveLength(1);
-
-      server.replies.length = 0;
-      server.replies.push(reply.error(400, { headers: { "x-should-retry": "true" } }), reply.json(VALID));
-      expect((await model().generateStructured(request())).value).toEqual(VALID);
-      expect(server.chatRequests()).toHaveLength(3);
-    });
-
-    it.each([
-      ["OpenAI", { style: "openai" as const }],
-      ["vLLM (flat, int code)", { style: "vllm" as const }],
-      ["llama.cpp", { style: "llamacpp" as const }],
-      ["FastAPI", { style: "fastapi" as const }],
-      ["HTML", { style: "html" as const }],
-    ])("reads a 400 with the %s error body as permanent, with its message", async (_label, options) => {
-      server.replies.push(reply.error(400, { ...options, message: "temperature is out of range" }));
-      const error = await rejection(model().generateStructured(request()));
-      expect(error.kind).toBe("permanent");
-      expect(error.message).toContain("temperature is out of range");
-      expect(server.chatRequests()).toHaveLength(1);
-    });
-
-    it("points at the structured-output setting when a server refuses response_format", async () => {
-      server.replies.push(
-        reply.error(400, {
-          style: "llamacpp",
-          message: 'response_format type must be one of "text" or "json_object", but got: json_schema',
-        }),
-      );
-      const error = await rejection(model().generateStructured(request()));
-      expect(error.message).toContain("LLM_OPENAI_STRUCTURED_OUTPUT=json_object");
-    });
-
-    it("refuses a wrong key at once, naming the setting and never the key", async () => {
-      const error = await rejection(model({ apiKey: "sk-wrong-key-000000" }).generateStructured(request()));
-      expect(error.kind).toBe("permanent");
-      expect(error.options).toMatchObject({ status: 401, userMessageKey: "letters:errors.engineNotConfigured" });
-      expect(error.message).toContain("LLM_OPENAI_API_KEY");
-      expect(error.message).not.toContain("sk-wrong-key-000000");
-      expect(server.chatRequests()).toHaveLength(1);
-    });
-
-    it("treats a web page answered with 200 as a wrong address, not as a model answer", async () => {
-      server.replies.push(
-        reply.error(200, { body: "<!doctype html><html><body>Login</body></html>", contentType: "text/html" }),
-      );
-      const error = await rejection(model().generateStructured(request()));
-      expect(error.kind).toBe("permanent");
-      expect(error.message).toContain("LLM_OPENAI_URL");
-    });
-
-    it("times out a slow answer as transient and stops after the retry policy's attempts", async () => {
-      server.responder = () => reply.slow(30_000, reply.json(VALID));
-      const error = await rejection(model({ timeoutMs: 100 }).generateStructured(request()));
-      expect(error.kind).toBe("transient");
-      expect(error.message).toMatch(/No answer from .* within 100 ms/);
-      expect(server.chatRequests()).toHaveLength(FAST.attempts);
-      await expect.poll(() => server.pendingTimers()).toBe(0);
-    });
-
-    it("stops at once when the caller aborts, without a retry", async () => {
-      server.responder = () => reply.slow(30_000, reply.json(VALID));
-      const controller = new AbortController();
-      const pending = model().generateStructured(request({ signal: controller.signal }));
-      await expect.poll(() => server.pendingTimers()).toBe(1);
-      controller.abort(new Error("job cancelled"));
-      await expect(pending).rejects.toThrow("job cancelled");
-      await expect.poll(() => server.pendingTimers()).toBe(0);
-      expect(server.chatRequests()).toHaveLength(1);
-    });
-
-    it("reports a server it cannot reach as transient", async () => {
-      const closed = createServer();
-      await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
-      const { port } = closed.address() as AddressInfo;
-      await new Promise<void>((resolve) => closed.close(() => resolve()));
-      const error = await rejection(model({ baseUrl: `http://127.0.0.1:${port}/v1` }).generateStructured(request()));
-      expect(error.kind).toBe("transient");
-      expect(error.message).toMatch(/Cannot reach/);
-    });
-
-    it("is not configured without a URL", async () => {
-      const error = await rejection(model({ baseUrl: "" }).generateStructured(request()));
-      expect(error.kind).toBe("not_configured");
-      expect(await model({ baseUrl: "" }).check()).toEqual({
-        status: "not_configured",
-        detail: "LLM_OPENAI_URL is not set",
-      });
     });
   });
 

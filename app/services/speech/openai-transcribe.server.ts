@@ -1,14 +1,7 @@
 import { openAsBlob } from "node:fs";
 import { FormData, type Response } from "undici";
 
-import {
-  classifyHttpFailure,
-  DEFAULT_RETRY,
-  fetchWithTimeout,
-  redactApiKey,
-  withRetries,
-  type RetryPolicy,
-} from "./retry";
+import { DEFAULT_RETRY, fetchWithTimeout, httpErrorFactory, withRetries, type RetryPolicy } from "./retry";
 // One prompt rule for every Whisper engine (local and OpenAI-compatible): vocabulary.server.ts.
 import { whisperPrompt } from "./vocabulary.server";
 import { answerSchema, toResult } from "./openai-transcribe-answer.server";
@@ -69,38 +62,21 @@ export function createOpenAiTranscriptionEngine(config: OpenAiTranscriptionConfi
     return out;
   }
 
-  /** Keeps the key out of messages, even in the masked form OpenAI echoes back. */
-  const redact = (text: string) => redactApiKey(text, config.apiKey);
-
-  function httpError(response: Response, body: string): SpeechEngineError {
-    const { status } = response;
-    // openai-node's reading (PROTOCOLS.md §3.3): statuses, x-should-retry, quota, Retry-After (speech/retry.ts).
-    const { kind, info, quota, retryAfterMs } = classifyHttpFailure(response, body);
-    const detail = redact(info.message ?? response.statusText ?? "");
-    const said = detail ? `: ${detail}` : "";
-
-    let message: string;
-    if (status === 401 || status === 403) {
-      message = config.apiKey
-        ? `${host} refused the API key (${status})${said}. Check OPENAI_TRANSCRIBE_API_KEY.`
-        : `${host} requires an API key (${status})${said}. Set OPENAI_TRANSCRIBE_API_KEY.`;
-    } else if (quota) {
-      message = `${host}: the account's quota is used up (${status})${said}`;
-    } else if (status === 413) {
-      message = `${host} refused the audio as too large (413; OpenAI takes at most 25 MiB, about 13 minutes of WAV)${said}`;
-    } else if (status === 404) {
-      message = `${host} answered 404${said}. Check OPENAI_TRANSCRIBE_URL and OPENAI_TRANSCRIBE_MODEL.`;
-    } else if (status >= 300 && status < 400) {
-      message = `${host} redirected the request (${status}); set OPENAI_TRANSCRIBE_URL to the final address.`;
-    } else {
-      message = `${host} answered ${status}${said}`;
-    }
-    // A refused key or a used-up quota is the administrator's to fix, whatever the clinician tries.
-    const userMessageKey =
-      status === 401 || status === 403 || quota ? "transcriptions:errors.engineNotConfigured" : undefined;
-    const error = new SpeechEngineError(kind, message, { status, ...(userMessageKey ? { userMessageKey } : {}) });
-    return retryAfterMs === undefined ? error : Object.assign(error, { retryAfterMs });
-  }
+  // openai-node's reading (PROTOCOLS.md §3.3): statuses, x-should-retry, quota, Retry-After (speech/retry.ts).
+  const httpError = httpErrorFactory(SpeechEngineError, {
+    host,
+    apiKey: config.apiKey,
+    settings: {
+      apiKey: "OPENAI_TRANSCRIBE_API_KEY",
+      url: "OPENAI_TRANSCRIBE_URL",
+      notFound: "OPENAI_TRANSCRIBE_URL and OPENAI_TRANSCRIBE_MODEL",
+    },
+    notConfiguredKey: "transcriptions:errors.engineNotConfigured",
+    special: (status, _detail, said) =>
+      status === 413
+        ? `${host} refused the audio as too large (413; OpenAI takes at most 25 MiB, about 13 minutes of WAV)${said}`
+        : undefined,
+  });
 
   async function readBody(response: Response, signal: AbortSignal | undefined): Promise<string> {
     try {

@@ -193,3 +193,60 @@ export function redactApiKey(text: string, apiKey: string | undefined) {
   const clean = apiKey && apiKey.length >= 4 ? text.split(apiKey).join("***") : text;
   return clean.length > 300 ? `${clean.slice(0, 300)}…` : clean;
 }
+
+/** An engine's error class (SpeechEngineError, LlmError) as httpErrorFactory makes it. */
+export type HttpErrorClass<E extends Error> = new (
+  kind: "transient" | "permanent",
+  message: string,
+  options: { status: number; userMessageKey?: string; retryAfterMs?: number },
+) => E;
+
+/** What an OpenAI-compatible client says about a refused request beyond the status and the server's words. */
+export type HttpErrorWording = {
+  host: string;
+  apiKey: string | undefined;
+  /** The settings to check: the key, the address, and what to check on a 404 (the address and the model). */
+  settings: { apiKey: string; url: string; notFound: string };
+  /** The i18n key a clinician sees for a refused key or a used-up quota: the administrator's to fix. */
+  notConfiguredKey: string;
+  /** This client's own reading of a status, after a refused key and a used-up quota; undefined for the usual one. */
+  special?: (status: number, detail: string, said: string) => string | undefined;
+};
+
+/**
+ * How an OpenAI-compatible client turns an error answer into its engine's error: classified as openai-node does
+ * (classifyHttpFailure), the server's message with the key cut out ("status: detail"), the setting to check named.
+ */
+export function httpErrorFactory<E extends Error>(ErrorClass: HttpErrorClass<E>, wording: HttpErrorWording) {
+  const { host, apiKey, settings, notConfiguredKey, special } = wording;
+
+  function messageFor(status: number, quota: boolean, detail: string): string {
+    const said = detail ? `: ${detail}` : "";
+    if (status === 401 || status === 403) {
+      return apiKey
+        ? `${host} refused the API key (${status})${said}. Check ${settings.apiKey}.`
+        : `${host} requires an API key (${status})${said}. Set ${settings.apiKey}.`;
+    }
+    if (quota) return `${host}: the account's quota is used up (${status})${said}`;
+    const own = special?.(status, detail, said);
+    if (own !== undefined) return own;
+    if (status === 404) return `${host} answered 404${said}. Check ${settings.notFound}.`;
+    if (status >= 300 && status < 400) {
+      return `${host} redirected the request (${status}); set ${settings.url} to the final address.`;
+    }
+    return `${host} answered ${status}${said}`;
+  }
+
+  return function httpError(response: Response, body: string): E {
+    const { kind, status, info, quota, retryAfterMs } = classifyHttpFailure(response, body);
+    const message = messageFor(status, quota, redactApiKey(info.message ?? response.statusText ?? "", apiKey));
+    // A refused key or a used-up quota is the administrator's to fix, whatever the clinician tries.
+    const userMessageKey = status === 401 || status === 403 || quota ? notConfiguredKey : undefined;
+    const options = { status, ...(userMessageKey ? { userMessageKey } : {}) };
+    if (retryAfterMs === undefined) return new ErrorClass(kind, message, options);
+    // LlmError keeps the server's wait among its options; SpeechEngineError carries it as a property of its own,
+    // as Speechmatics' errors do. retryAfterOf finds it either way.
+    if ("retryAfterMs" in ErrorClass.prototype) return new ErrorClass(kind, message, { ...options, retryAfterMs });
+    return Object.assign(new ErrorClass(kind, message, options), { retryAfterMs });
+  };
+}
