@@ -53,6 +53,7 @@ const debianPackages = [
   ["/usr/bin/espeak-ng", "espeak-ng"],
   ["/usr/bin/sox", "sox"],
   ["/usr/sbin/nginx", "nginx"],
+  ["/usr/bin/openssl", "openssl"],
 ];
 
 function ensureDebianPackages() {
