@@ -12,6 +12,17 @@ const NETWORK_CODES = new Set([
   "ENETUNREACH",
   "EAI_AGAIN",
 ]);
+// A server whose certificate cannot be trusted (expired, self-signed, wrong name, unknown issuer) is as unreachable
+// as one that is down: nothing was sent to it (tests/integration/outbound-tls.test.ts), and the operator must act.
+const CERTIFICATE_CODES = new Set([
+  "CERT_HAS_EXPIRED",
+  "CERT_NOT_YET_VALID",
+  "DEPTH_ZERO_SELF_SIGNED_CERT",
+  "SELF_SIGNED_CERT_IN_CHAIN",
+  "UNABLE_TO_VERIFY_LEAF_SIGNATURE",
+  "UNABLE_TO_GET_ISSUER_CERT_LOCALLY",
+  "ERR_TLS_CERT_ALTNAME_INVALID",
+]);
 // PostgreSQL's SQLSTATEs: connection exceptions (class 08), a server shutting down or starting up (57P01–57P03),
 // no connection slot left (53300).
 const POSTGRES_CODES = /^(08[0-9A-Z]{3}|57P0[123]|53300)$/;
@@ -21,7 +32,8 @@ const POSTGRES_MESSAGES = [/^Connection terminated/, /timeout exceeded when tryi
 export function isServiceUnavailable(error: unknown, depth = 0): boolean {
   if (!(error instanceof Error) || depth > 3) return false;
   const code = (error as { code?: unknown }).code;
-  if (typeof code === "string" && (NETWORK_CODES.has(code) || POSTGRES_CODES.test(code))) return true;
+  if (typeof code === "string" && (NETWORK_CODES.has(code) || CERTIFICATE_CODES.has(code) || POSTGRES_CODES.test(code)))
+    return true;
   // An S3-compatible store (or the gateway in front of it) that answers but cannot serve.
   const status = (error as { $metadata?: { httpStatusCode?: unknown } }).$metadata?.httpStatusCode;
   if (status === 502 || status === 503 || status === 504) return true;

@@ -25,6 +25,7 @@ import { createSpeechmaticsEngine } from "~/services/speech/speechmatics.server"
 import { SpeechEngineError, type SpeechRequest } from "~/services/speech/types";
 import { makeStorageKey } from "~/services/storage-keys.server";
 import { createS3Storage } from "~/services/storage-s3.server";
+import { isServiceUnavailable } from "~/services/unavailable.server";
 import { makeTempDir, removeTempDir } from "../support/audio-fixtures";
 import {
   certificateErrorCode,
@@ -329,6 +330,8 @@ describe("object storage and the database", () => {
     const key = makeStorageKey({ ownerId: "tls-owner", area: "transcripts", extension: ".json" });
     const error = await failure(storage.put({ key, body: Buffer.from("{}"), contentType: "application/json" }));
     expect(certificateErrorCode(error)).toBe(SELF_SIGNED);
+    // A page or API call that needed the store answers "temporarily unavailable" (503), as for a store that is down.
+    expect(isServiceUnavailable(error)).toBe(true);
     await expectRefusedBeforeAnyRequest();
   });
 
