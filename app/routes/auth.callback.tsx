@@ -2,9 +2,15 @@ import { json, redirect, type LoaderFunctionArgs, type MetaFunction } from "@rem
 import { useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { AuthCard, primaryButton, Spinner } from "~/components/ui/auth-card";
-import { upsertUserByIdentity } from "~/models/user.server";
+import { getUserByIdentity, upsertUserByIdentity } from "~/models/user.server";
 import { audit } from "~/services/audit.server";
-import { clearStateCookies, getAuthenticator, isEmailVerificationError, returnToCookie } from "~/services/auth.server";
+import {
+  AuthenticationStrengthError,
+  clearStateCookies,
+  getAuthenticator,
+  isEmailVerificationError,
+  returnToCookie,
+} from "~/services/auth.server";
 import { getFixedTFor, getLanguage } from "~/services/i18n.server";
 import { safeRedirect } from "~/services/security.server";
 import { endSession, startSession } from "~/services/session.server";
@@ -20,6 +26,10 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const url = new URL(request.url);
   const error = url.searchParams.get("error");
   const cleanup = clearStateCookies(request);
+  // OpenID Connect's own error for a provider that could not reach the acr_values asked for.
+  if (error === "unmet_authentication_requirements") {
+    throw await refuseWeakSignIn(request, null, cleanup);
+  }
   if (error) {
     await audit({ userId: null, action: "auth.signin", outcome: "failure", request });
     const target = isEmailVerificationError(error, url.searchParams.get("error_description"))
@@ -32,6 +42,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
   try {
     identity = await (await getAuthenticator()).authenticate("oidc", request);
   } catch (failure) {
+    if (failure instanceof AuthenticationStrengthError) throw await refuseWeakSignIn(request, failure, cleanup);
     console.warn("[auth] sign-in failed:", failure instanceof Error ? failure.message : failure);
     await audit({ userId: null, action: "auth.signin", outcome: "failure", request });
     throw redirect("/login?failed=1", { headers: cookieHeaders(cleanup) });
@@ -69,6 +80,17 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const t = await getFixedTFor(await getLanguage(request));
   const headers = cookieHeaders([...cleanup, setCookie, await returnToCookie().serialize("", { maxAge: 0 })]);
   return json({ title: t("loading.preparing"), redirectTo }, { headers });
+}
+
+/**
+ * OIDC_ACR_VALUES (ADR 0019): the provider signed the user in, but not as strongly as the deployment requires. No
+ * account and no session are created; an account that already exists is named in the audit row.
+ */
+async function refuseWeakSignIn(request: Request, failure: AuthenticationStrengthError | null, cleanup: string[]) {
+  console.warn("[auth] sign-in refused:", failure?.message ?? "the provider could not reach OIDC_ACR_VALUES");
+  const known = failure ? await getUserByIdentity(failure.identity) : undefined;
+  await audit({ userId: known?.id ?? null, action: "auth.signin.acr", outcome: "denied", request });
+  return redirect("/login?strength=1", { headers: cookieHeaders(cleanup) });
 }
 
 function cookieHeaders(cookies: string[]) {

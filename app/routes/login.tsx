@@ -20,7 +20,8 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const redirectTo = safeRedirect(url.searchParams.get("redirectTo"));
   if (await getOptionalUser(request)) throw redirect(redirectTo);
   const t = await getFixedTFor(await getLanguage(request));
-  const reason = (["deleted", "signedOut", "expired", "failed"] as const).find((r) => url.searchParams.has(r)) ?? null;
+  const reason =
+    (["deleted", "signedOut", "expired", "failed", "strength"] as const).find((r) => url.searchParams.has(r)) ?? null;
   return {
     title: `${t("login.title")} · Skribent`,
     reason,
@@ -48,7 +49,7 @@ export default function Login() {
   return (
     <AuthCard title={t("login.title")}>
       {reason ? (
-        <p role={reason === "failed" ? "alert" : "status"} data-login-reason={reason}>
+        <p role={reason === "failed" || reason === "strength" ? "alert" : "status"} data-login-reason={reason}>
           {t(`login.${reason}`)}
         </p>
       ) : null}

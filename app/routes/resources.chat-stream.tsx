@@ -11,7 +11,7 @@ export async function action({ request }: ActionFunctionArgs) {
     const user = await requireApiUser(request);
     return await streamChatAnswer({ request, userId: user.id, language: await getLanguage(request) });
   } catch (error) {
-    if (error instanceof ApiError) return apiErrorResponse(error.status, error.detail);
+    if (error instanceof ApiError) return apiErrorResponse(error.status, error.detail, error.headers);
     throw error;
   }
 }

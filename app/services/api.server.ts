@@ -1,7 +1,7 @@
 import { json } from "@remix-run/node";
 import { getUserByIdentity, upsertUserByIdentity } from "~/models/user.server";
 import { audit } from "./audit.server";
-import { verifyAccessToken } from "./auth.server";
+import { AuthenticationStrengthError, verifyAccessToken } from "./auth.server";
 import { getConfig } from "./config.server";
 import { DomainError, statusFor } from "./domain-error.server";
 import { getFixedTFor } from "./i18n.server";
@@ -18,6 +18,7 @@ export class ApiError extends Error {
   constructor(
     readonly status: number,
     readonly detail: string,
+    readonly headers?: HeadersInit,
   ) {
     super(detail);
   }
@@ -56,7 +57,8 @@ async function identifyApiUser(request: Request): Promise<SessionUser & { via: "
     let identity: Awaited<ReturnType<typeof verifyAccessToken>>;
     try {
       identity = await verifyAccessToken(match[1]);
-    } catch {
+    } catch (failure) {
+      if (failure instanceof AuthenticationStrengthError) throw await refuseWeakToken(request, failure);
       await audit({ userId: null, action: "api.bearer", outcome: "denied", request });
       throw new ApiError(401, "Unauthorized");
     }
@@ -91,6 +93,21 @@ async function identifyApiUser(request: Request): Promise<SessionUser & { via: "
     if (thrown instanceof Response && thrown.status === 503) throw new ServiceUnavailableError();
     throw new ApiError(401, "Unauthorized");
   }
+}
+
+/**
+ * OIDC_ACR_VALUES (ADR 0019): a genuine access token whose sign-in was not strong enough. The answer is RFC 9470's
+ * step-up challenge, so a client knows to sign in again at one of these levels rather than retry; the body stays the
+ * SPEC's "Unauthorized". An account that already exists is named in the audit row; none is created. Like every other
+ * refused token, it is audited, not logged: a client retrying in a loop would otherwise fill the log.
+ */
+async function refuseWeakToken(request: Request, failure: AuthenticationStrengthError) {
+  const known = await getUserByIdentity(failure.identity);
+  await audit({ userId: known?.id ?? null, action: "api.bearer.acr", outcome: "denied", request });
+  const acrValues = getConfig().oidc.acrValues?.join(" ") ?? "";
+  return new ApiError(401, "Unauthorized", {
+    "WWW-Authenticate": `Bearer error="insufficient_user_authentication", acr_values="${acrValues}"`,
+  });
 }
 
 export async function readJsonBody(request: Request): Promise<Record<string, unknown>> {
@@ -136,7 +153,7 @@ export function apiRoute<A extends { request: Request }>(handler: (args: A) => P
       if (error instanceof ServiceUnavailableError) {
         return apiErrorResponse(503, error.detail, { "Retry-After": String(RETRY_AFTER_SECONDS) });
       }
-      if (error instanceof ApiError) return apiErrorResponse(error.status, error.detail);
+      if (error instanceof ApiError) return apiErrorResponse(error.status, error.detail, error.headers);
       if (error instanceof DomainError) {
         // The JSON API speaks the SPEC's English messages.
         const ns = error.message.includes(":") ? error.message.split(":")[0] : "common";

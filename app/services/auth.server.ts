@@ -110,6 +110,10 @@ class OidcStrategy extends OAuth2Strategy<Identity> {
     const merged = super.authorizationParams(params, request);
     const state = merged.get("state");
     if (state) merged.set("nonce", nonceFor(state));
+    // A request, not a guarantee (OIDC Core §5.5.1.1: a voluntary claim): it lets the provider step up to the level
+    // asked for; what the ID token then says is checked at the callback.
+    const { acrValues } = getConfig().oidc;
+    if (acrValues) merged.set("acr_values", acrValues.join(" "));
     return merged;
   }
 
@@ -155,7 +159,39 @@ export async function verifyIdToken(idToken: string, state: string | null): Prom
   });
   refuseFutureIssue(payload);
   if (!nonceMatches(payload.nonce, state)) throw new Error("ID token nonce does not match this sign-in");
-  return identityFromClaims(payload, issuer, idToken);
+  const identity = identityFromClaims(payload, issuer, idToken);
+  requireAcceptedAcr(payload, identity);
+  return identity;
+}
+
+/**
+ * A genuine token of the configured provider, for this sign-in or this API, whose sign-in did not reach a level
+ * OIDC_ACR_VALUES accepts (ADR 0019). The message is for the log; users are told only that the sign-in was too weak.
+ */
+export class AuthenticationStrengthError extends Error {
+  constructor(
+    readonly identity: { issuer: string; subject: string },
+    acr: unknown,
+  ) {
+    super(
+      acr === undefined
+        ? "the token has no acr claim, OIDC_ACR_VALUES asks for one"
+        : typeof acr === "string"
+          ? `acr ${JSON.stringify(acr.slice(0, 100))} is not one of OIDC_ACR_VALUES`
+          : "the token's acr claim is not a string",
+    );
+  }
+}
+
+/**
+ * OIDC_ACR_VALUES set: the token's `acr` must be one of them. A token without `acr` is refused too — a provider
+ * that does not say how the user signed in has not said it was strong enough.
+ */
+function requireAcceptedAcr(payload: JWTPayload, identity: { issuer: string; subject: string }) {
+  const accepted = getConfig().oidc.acrValues;
+  if (!accepted) return;
+  if (typeof payload.acr === "string" && accepted.includes(payload.acr)) return;
+  throw new AuthenticationStrengthError({ issuer: identity.issuer, subject: identity.subject }, payload.acr);
 }
 
 /** jose compares `iat` with the clock only when maxTokenAge is set: a token "issued" beyond the leeway is refused. */
@@ -228,7 +264,10 @@ export function clearStateCookies(request: Request): string[] {
     .map((name) => `${name}=; Path=/; Max-Age=0; HttpOnly; SameSite=Lax${secure}`);
 }
 
-/** Verifies a bearer access token from the configured provider (issuer, audience, expiry). */
+/**
+ * Verifies a bearer access token from the configured provider (issuer, audience, expiry) and, with OIDC_ACR_VALUES,
+ * its `acr` (RFC 9068 §2.2.1): the API door asks for the same strength as the sign-in, or it would be the way round.
+ */
 export async function verifyAccessToken(token: string) {
   const { oidc } = getConfig();
   const { issuer } = await getDiscovery();
@@ -239,6 +278,7 @@ export async function verifyAccessToken(token: string) {
   });
   refuseFutureIssue(payload);
   if (!payload.sub) throw new Error("access token without subject");
+  requireAcceptedAcr(payload, { issuer, subject: payload.sub });
   return {
     issuer,
     subject: payload.sub,

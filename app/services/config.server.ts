@@ -1,5 +1,6 @@
 import path from "node:path";
 import { z } from "zod";
+import { acrValuesSetting } from "./config-acr.server";
 import { engineIssues, llmConfig, speechConfig } from "./config-engines.server";
 import { persistedDevSecret, persistedDevSecretList, secretListSetting } from "./config-secrets.server";
 import { trustProxySetting } from "./config-proxy.server";
@@ -33,6 +34,7 @@ const schema = z
     OIDC_CLIENT_ID: z.string().min(1).optional(),
     OIDC_CLIENT_SECRET: z.string().min(1).optional(),
     OIDC_AUDIENCE: z.string().min(1).default("skribent-api"),
+    OIDC_ACR_VALUES: acrValuesSetting,
     DEV_OIDC_PORT: z.coerce.number().int().min(0).max(65535).default(3001),
 
     SESSION_IDLE_MINUTES: z.coerce
@@ -190,6 +192,7 @@ export function buildConfig(env: Env) {
           clientId: "skribent-dev",
           clientSecret: persistedDevSecret(dataDir, "dev-oidc-client-secret"),
           audience: env.OIDC_AUDIENCE,
+          acrValues: env.OIDC_ACR_VALUES,
         }
       : {
           dev: false as const,
@@ -198,6 +201,7 @@ export function buildConfig(env: Env) {
           clientId: env.OIDC_CLIENT_ID!,
           clientSecret: env.OIDC_CLIENT_SECRET!,
           audience: env.OIDC_AUDIENCE,
+          acrValues: env.OIDC_ACR_VALUES,
         },
     session: {
       idleMs: env.SESSION_IDLE_MINUTES * 60_000,

@@ -1,11 +1,16 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { loader as filesLoader } from "~/routes/api.files";
-import { action as promptsAction, loader as promptsLoader } from "~/routes/api.prompts";
+import { loader as promptsLoader } from "~/routes/api.prompts";
 import { resetOidcCaches } from "~/services/auth.server";
 import { getConfig, setConfig } from "~/services/config.server";
 import { getDb } from "~/services/db.server";
+import {
+  bearerRequest as bearer,
+  claimsOf,
+  listFilesWith as listFiles,
+  savePromptWith as savePrompt,
+} from "../support/api-client";
 import { getDevAccessToken } from "../support/oidc-client";
-import { callRoute, request, setupTestApp, TEST_CLIENT } from "../setup/app";
+import { callRoute, setupTestApp, TEST_CLIENT } from "../setup/app";
 
 // ASVS 10.3.1, the resource server accepts only access tokens meant for it: tokens from the configured provider
 // itself — genuine, unexpired, signed with its key, for a real account — that differ only in their audience. The
@@ -23,20 +28,6 @@ beforeAll(async () => {
     audience: "skribent-api",
   });
 });
-
-const claimsOf = (jwt: string) => JSON.parse(Buffer.from(jwt.split(".")[1]!, "base64url").toString());
-const bearer = (token: string, path: string, init: RequestInit = {}) =>
-  request(path, { ...init, headers: { ...init.headers, Authorization: `Bearer ${token}` } });
-const listFiles = (token: string) => callRoute(filesLoader, bearer(token, "/api/files"));
-const savePrompt = (token: string, title: string) =>
-  callRoute(
-    promptsAction,
-    bearer(token, "/api/prompts", {
-      method: "POST",
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ title, prompt_text: "Kürzer bitte" }),
-    }),
-  );
 
 async function deniedBearerAudits() {
   const rows = await getDb()

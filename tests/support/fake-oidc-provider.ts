@@ -54,6 +54,8 @@ export async function startFakeOidcProvider(client: Client) {
     fault: null as IdTokenFault | null,
     deny: false,
     account: { sub: "fake-lena-vogt", email: "lena.vogt@praxis.example", name: "Dr. Lena Vogt" } as FakeAccount,
+    /** The ID token's `acr`; by default none, as from a provider that does not say how the user signed in. */
+    acr: null as string | null,
   };
   const settings = { ...defaults };
   const tokenRequests: TokenRequestRecord[] = [];
@@ -182,6 +184,7 @@ export async function startFakeOidcProvider(client: Client) {
       name: grant.account.name,
     };
     if (grant.nonce !== null) claims.nonce = grant.nonce;
+    if (settings.acr !== null) claims.acr = settings.acr;
     if (fault === "wrong-nonce") claims.nonce = randomBytes(32).toString("base64url");
     if (fault === "no-nonce") delete claims.nonce;
     if (fault === "no-sub") delete claims.sub;
@@ -223,7 +226,7 @@ export async function startFakeOidcProvider(client: Client) {
 
   return {
     issuer: url,
-    /** Change per test: what the ID token says, whether the user denies, who signs in. */
+    /** Change per test: what the ID token says, whether the user denies, who signs in, how (acr). */
     settings,
     /** The token endpoint's answers, oldest first. */
     tokenRequests,

@@ -243,6 +243,7 @@ export async function signInAtDevProvider(args: {
   accountId: string;
   audience?: string;
   scope?: string;
+  extraParams?: Record<string, string>;
   jar?: CookieJar;
   authorizationUrl?: string;
 }): Promise<{ code: string; codeVerifier: string; state: string }> {
@@ -299,6 +300,7 @@ export async function getDevAccessToken(args: {
   accountId: string;
   audience: string;
   scope?: string;
+  extraParams?: Record<string, string>;
   jar?: CookieJar;
 }): Promise<{ access_token: string; id_token: string; expires_in: number }> {
   const { code, codeVerifier } = await signInAtDevProvider(args);

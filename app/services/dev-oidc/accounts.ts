@@ -10,7 +10,19 @@ export type DemoAccount = {
   name: string;
   locale: "de" | "en";
   role: "clinician" | "admin" | "unverified";
+  /** Whether the account has a second factor to show when a client asks for DEV_ACR.multiFactor. */
+  secondFactor: boolean;
 };
+
+/**
+ * The authentication context classes (`acr`) the development provider signs in with: the password alone, or with
+ * the second factor a client asked for through `acr_values` (OIDC_ACR_VALUES, ADR 0019). Names of this provider's
+ * own, as every provider has its own; URNs so they are not taken for another provider's.
+ */
+export const DEV_ACR = {
+  password: "urn:skribent:dev-oidc:acr:password",
+  multiFactor: "urn:skribent:dev-oidc:acr:mfa",
+} as const;
 
 /** The operator's own e-mail domain in development; accounts on it see the admin dashboard. */
 export const OPERATOR_DEMO_DOMAIN = "skribent.example";
@@ -26,6 +38,7 @@ export const demoAccounts: DemoAccount[] = [
     name: "Dr. med. Anna Berger",
     locale: "de",
     role: "clinician",
+    secondFactor: true,
   },
   {
     id: "jonas-keller",
@@ -36,6 +49,7 @@ export const demoAccounts: DemoAccount[] = [
     name: "Dr. med. Jonas Keller",
     locale: "de",
     role: "clinician",
+    secondFactor: true,
   },
   {
     id: "emily-clarke",
@@ -46,6 +60,7 @@ export const demoAccounts: DemoAccount[] = [
     name: "Dr Emily Clarke",
     locale: "en",
     role: "clinician",
+    secondFactor: true,
   },
   {
     // Two more clinicians, so that demonstrations (and the live-recording end-to-end tests) can fill a
@@ -58,6 +73,7 @@ export const demoAccounts: DemoAccount[] = [
     name: "Dr. med. Max Hoffmann",
     locale: "de",
     role: "clinician",
+    secondFactor: true,
   },
   {
     id: "sara-yilmaz",
@@ -68,6 +84,7 @@ export const demoAccounts: DemoAccount[] = [
     name: "Dr. med. Sara Yilmaz",
     locale: "de",
     role: "clinician",
+    secondFactor: true,
   },
   {
     // The chat's end-to-end tests use this workspace alone.
@@ -79,6 +96,7 @@ export const demoAccounts: DemoAccount[] = [
     name: "Dr. med. Lena Wagner",
     locale: "de",
     role: "clinician",
+    secondFactor: true,
   },
   {
     // The account-deletion end-to-end tests delete this workspace (and sign in to a fresh one); the JS budget
@@ -91,6 +109,7 @@ export const demoAccounts: DemoAccount[] = [
     name: "Dr. med. Tim Schröder",
     locale: "de",
     role: "clinician",
+    secondFactor: true,
   },
   {
     // The accessibility end-to-end tests use this workspace alone.
@@ -102,6 +121,7 @@ export const demoAccounts: DemoAccount[] = [
     name: "Dr. med. Eva Richter",
     locale: "de",
     role: "clinician",
+    secondFactor: true,
   },
   {
     id: "ops-admin",
@@ -112,6 +132,20 @@ export const demoAccounts: DemoAccount[] = [
     name: "Ops Admin",
     locale: "de",
     role: "admin",
+    secondFactor: true,
+  },
+  {
+    // Signs in with the password only, even when a second factor is asked for: with OIDC_ACR_VALUES set to
+    // DEV_ACR.multiFactor this account is refused (ADR 0019).
+    id: "paul-neumann",
+    email: "paul.neumann@mvz-west.example",
+    emailVerified: true,
+    givenName: "Paul",
+    familyName: "Neumann",
+    name: "Dr. med. Paul Neumann",
+    locale: "de",
+    role: "clinician",
+    secondFactor: false,
   },
   {
     // Choosing this account ends sign-in with the "verify your e-mail" error.
@@ -123,6 +157,7 @@ export const demoAccounts: DemoAccount[] = [
     name: "Lena Vogel",
     locale: "de",
     role: "unverified",
+    secondFactor: false,
   },
 ];
 

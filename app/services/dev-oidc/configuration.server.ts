@@ -1,9 +1,9 @@
 import { randomBytes } from "node:crypto";
 import type http from "node:http";
 
-import type { Configuration, KoaContextWithOIDC } from "oidc-provider";
+import type { Configuration, InteractionPolicy, KoaContextWithOIDC } from "oidc-provider";
 
-import { findDemoAccount, type DemoAccount } from "./accounts";
+import { DEV_ACR, findDemoAccount, type DemoAccount } from "./accounts";
 import {
   languageFromAcceptLanguage,
   languageFromUiLocales,
@@ -60,6 +60,8 @@ export function buildConfiguration(args: {
   resourceId: string;
   signingKey: Record<string, unknown>;
   InvalidTarget: new (description?: string) => Error;
+  /** oidc-provider's prompts, with the step-up of interactions.server.ts. */
+  policy: InteractionPolicy;
 }): Configuration {
   const { audience, resourceId, InvalidTarget } = args;
   return {
@@ -75,8 +77,12 @@ export function buildConfiguration(args: {
     clientAuthMethods: ["client_secret_basic", "client_secret_post"],
     responseTypes: ["code"],
     scopes: SCOPES,
+    // Published as acr_values_supported; every ID token says which one the sign-in reached (interactions.server.ts),
+    // as Keycloak's and Entra ID's do, not only when the client asked for a level.
+    acrValues: Object.values(DEV_ACR),
     claims: {
-      openid: ["sub"],
+      acr: null,
+      openid: ["sub", "acr"],
       profile: ["name", "given_name", "family_name", "locale"],
       email: ["email", "email_verified"],
     },
@@ -111,7 +117,7 @@ export function buildConfiguration(args: {
       RefreshToken: 14 * 24 * 60 * 60,
       ClientCredentials: 10 * 60,
     },
-    interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
+    interactions: { policy: args.policy, url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
     // The app talks to the provider from its server; browsers never call it cross-origin.
     clientBasedCORS: () => false,
     findAccount(_ctx, sub) {
@@ -119,10 +125,13 @@ export function buildConfiguration(args: {
       if (!account) return undefined;
       return { accountId: account.id, claims: () => claimsOf(account) };
     },
-    // The API decides the admin domain from the verified token alone, without calling userinfo.
-    extraTokenClaims(_ctx, token) {
+    // The API decides the admin domain from the verified token alone, without calling userinfo; and, like the
+    // ID token, the access token says how the user signed in (RFC 9068 §2.2.1), which OIDC_ACR_VALUES checks.
+    extraTokenClaims(ctx, token) {
       const account = token.accountId ? findDemoAccount(token.accountId) : undefined;
-      return account ? { email: account.email, email_verified: account.emailVerified } : undefined;
+      if (!account) return undefined;
+      const acr = ctx.oidc.entities.AuthorizationCode?.acr;
+      return { email: account.email, email_verified: account.emailVerified, ...(acr ? { acr } : {}) };
     },
     renderError(ctx, out) {
       ctx.type = "html";

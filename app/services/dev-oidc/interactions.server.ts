@@ -1,8 +1,8 @@
 import type http from "node:http";
 
-import type { Interaction, Provider } from "oidc-provider";
+import type { Interaction, interactionPolicy as InteractionPolicyModule, Provider } from "oidc-provider";
 
-import { demoAccounts, findDemoAccount } from "./accounts";
+import { DEV_ACR, demoAccounts, findDemoAccount, type DemoAccount } from "./accounts";
 import {
   languageFromAcceptLanguage,
   languageFromUiLocales,
@@ -64,6 +64,37 @@ function asProviderError(error: unknown): { status: number; error: string; descr
   };
 }
 
+function asksForSecondFactor(acrValues: unknown) {
+  return typeof acrValues === "string" && acrValues.split(" ").includes(DEV_ACR.multiFactor);
+}
+
+/**
+ * How the account signs in: like a provider's step-up, the second factor is shown only when the client asks for it
+ * in `acr_values`, and only an account that has one can show it; otherwise the password alone.
+ */
+function acrFor(account: DemoAccount, acrValues: unknown): string {
+  return account.secondFactor && asksForSecondFactor(acrValues) ? DEV_ACR.multiFactor : DEV_ACR.password;
+}
+
+/**
+ * oidc-provider's prompts with a step-up: a client asking for the second factor, where this browser's provider
+ * session signed in with the password alone, gets the account list again, as a real provider would ask for the
+ * factor then. Without it the weaker sign-in came back unasked until the session ended (12 h), and a deployment with
+ * OIDC_ACR_VALUES refused it each time. The interaction just finished never asks again, or an account without a
+ * second factor would loop.
+ */
+export function policyWithStepUp(policies: typeof InteractionPolicyModule) {
+  const policy = policies.base();
+  const { Check } = policies;
+  const stepUp = new Check("second_factor", "the second factor asked for was not shown", ({ oidc }) =>
+    oidc.session?.accountId && !oidc.result?.login && asksForSecondFactor(oidc.params?.acr_values)
+      ? oidc.acr !== DEV_ACR.multiFactor
+      : Check.NO_NEED_TO_PROMPT,
+  );
+  policy.get("login")?.checks.push(stepUp);
+  return policy;
+}
+
 async function grantConsent(provider: Provider, interaction: Interaction): Promise<string> {
   // Development accounts consent to everything the registered client asks for.
   const accountId = interaction.session?.accountId;
@@ -117,7 +148,7 @@ async function handleInteraction(
     await provider.interactionFinished(
       req,
       res,
-      { login: { accountId: account.id } },
+      { login: { accountId: account.id, acr: acrFor(account, interaction.params.acr_values) } },
       { mergeWithLastSubmission: false },
     );
     return;

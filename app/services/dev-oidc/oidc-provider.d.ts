@@ -22,6 +22,13 @@ declare module "oidc-provider" {
   export interface OIDCContext {
     params?: Record<string, unknown>;
     client?: Client;
+    /** The models of this request; at the token endpoint the code being redeemed, with the sign-in's acr. */
+    entities: { AuthorizationCode?: { acr?: string } };
+    /** The browser's provider session and the level its sign-in reached. */
+    session?: { accountId?: string };
+    acr?: string;
+    /** What the interaction just finished with, while the authorization request resumes. */
+    result?: { login?: unknown };
   }
 
   /** The Koa context oidc-provider hands to its configuration callbacks. */
@@ -77,6 +84,7 @@ declare module "oidc-provider" {
       short?: { httpOnly?: boolean; sameSite?: "lax" | "strict" | "none" };
     };
     claims?: Record<string, string[] | null>;
+    acrValues?: string[];
     scopes?: string[];
     responseTypes?: string[];
     clientAuthMethods?: string[];
@@ -86,6 +94,7 @@ declare module "oidc-provider" {
     routes?: Record<string, string>;
     ttl?: Record<string, number>;
     interactions?: {
+      policy?: InteractionPolicy;
       url?: (ctx: KoaContextWithOIDC, interaction: InteractionLike) => Promise<string> | string;
     };
     clientBasedCORS?: (ctx: KoaContextWithOIDC, origin: string, client: Client) => boolean;
@@ -144,8 +153,24 @@ declare module "oidc-provider" {
     grantId?: string;
   }
 
+  export class Check {
+    constructor(reason: string, description: string, check: (ctx: KoaContextWithOIDC) => boolean | Promise<boolean>);
+    static readonly REQUEST_PROMPT: true;
+    static readonly NO_NEED_TO_PROMPT: false;
+  }
+
+  export interface Prompt {
+    name: string;
+    checks: Check[];
+  }
+
+  /** The prompts oidc-provider runs through before it answers an authorization request. */
+  export type InteractionPolicy = Prompt[] & { get(name: string): Prompt | undefined };
+
+  export const interactionPolicy: { base(): InteractionPolicy; Check: typeof Check };
+
   export type InteractionResult =
-    | { login: { accountId: string; remember?: boolean } }
+    | { login: { accountId: string; remember?: boolean; acr?: string } }
     | { consent: { grantId?: string } }
     | { error: string; error_description?: string };
 

@@ -18,6 +18,7 @@ const dictionary = {
       admin: "Betreiber-Administration",
       unverified: "E-Mail-Adresse nicht bestätigt",
     },
+    noSecondFactor: "kein zweiter Faktor",
     logoutTitle: "Abmelden – Skribent Entwicklungs-Login",
     logoutHeading: "Vom Entwicklungs-Login abmelden?",
     logoutButton: "Abmelden",
@@ -39,6 +40,7 @@ const dictionary = {
       admin: "Operator admin",
       unverified: "E-mail address not verified",
     },
+    noSecondFactor: "no second factor",
     logoutTitle: "Sign out – Skribent development login",
     logoutHeading: "Sign out of the development login?",
     logoutButton: "Sign out",
@@ -134,7 +136,7 @@ export function renderAccountListPage(args: {
       (account) => `<li><button type="submit" name="accountId" value="${escapeHtml(account.id)}">
 <span class="name">${escapeHtml(account.name)}</span>
 <span class="email">${escapeHtml(account.email)}</span>
-<span class="role">${escapeHtml(t.role[account.role])}</span>
+<span class="role">${escapeHtml(t.role[account.role])}${account.secondFactor ? "" : ` · ${escapeHtml(t.noSecondFactor)}`}</span>
 </button></li>`,
     )
     .join("\n");

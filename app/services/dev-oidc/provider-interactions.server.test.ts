@@ -8,7 +8,7 @@ import {
 } from "../../../tests/support/oidc-client";
 import { demoAccounts } from "./accounts";
 import { escapeHtml } from "./pages.server";
-import { audience, client, clientArgsFor, startTestProvider } from "./provider-test-helpers";
+import { audience, authorizationUrl, client, clientArgsFor, startTestProvider } from "./provider-test-helpers";
 import { UNVERIFIED_EMAIL_DESCRIPTION, type DevOidcProvider } from "./provider.server";
 
 // Discovery, tokens and the provider's lifecycle: provider-tokens.server.test.ts.
@@ -29,17 +29,7 @@ afterAll(async () => {
 describe("sign-in page", () => {
   test("lists every demo account as a plain form without scripts", async () => {
     const jar = createCookieJar();
-    const url = new URL(`${provider.issuer}/auth`);
-    url.search = new URLSearchParams({
-      client_id: client.client_id,
-      redirect_uri: client.redirect_uris[0]!,
-      response_type: "code",
-      scope: "openid profile email",
-      state: "s",
-      code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
-      code_challenge_method: "S256",
-    }).toString();
-    const redirect = await jar.fetch(url);
+    const redirect = await jar.fetch(authorizationUrl(provider, { scope: "openid profile email" }));
     expect(redirect.status).toBe(303);
     const pageUrl = new URL(redirect.headers.get("location")!, provider.issuer);
     expect(pageUrl.pathname).toMatch(/^\/interaction\/[\w-]+$/);
@@ -64,18 +54,7 @@ describe("sign-in page", () => {
 
   test("speaks English when ui_locales asks for it", async () => {
     const jar = createCookieJar();
-    const url = new URL(`${provider.issuer}/auth`);
-    url.search = new URLSearchParams({
-      client_id: client.client_id,
-      redirect_uri: client.redirect_uris[0]!,
-      response_type: "code",
-      scope: "openid",
-      state: "s",
-      code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
-      code_challenge_method: "S256",
-      ui_locales: "en-GB de",
-    }).toString();
-    const redirect = await jar.fetch(url);
+    const redirect = await jar.fetch(authorizationUrl(provider, { ui_locales: "en-GB de" }));
     const html = await (await jar.fetch(new URL(redirect.headers.get("location")!, provider.issuer))).text();
     expect(html).toContain('<html lang="en"');
     expect(html).toContain("Sign in to Skribent");

@@ -31,3 +31,19 @@ export function clientArgsFor(provider: DevOidcProvider, accountId: string) {
     accountId,
   };
 }
+
+/** The test client's authorization request at `provider`, as a browser opens it: code flow, a fixed PKCE challenge. */
+export function authorizationUrl(provider: DevOidcProvider, params: Record<string, string> = {}) {
+  const url = new URL(`${provider.issuer}/auth`);
+  url.search = new URLSearchParams({
+    client_id: client.client_id,
+    redirect_uri: client.redirect_uris[0]!,
+    response_type: "code",
+    scope: "openid",
+    state: "s",
+    code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
+    code_challenge_method: "S256",
+    ...params,
+  }).toString();
+  return url;
+}

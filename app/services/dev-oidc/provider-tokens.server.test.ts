@@ -10,7 +10,7 @@ import {
   getDevAccessToken,
   signInAtDevProvider,
 } from "../../../tests/support/oidc-client";
-import { audience, client, clientArgsFor, startTestProvider } from "./provider-test-helpers";
+import { audience, authorizationUrl, client, clientArgsFor, startTestProvider } from "./provider-test-helpers";
 import { startDevOidcProvider, type DevOidcProvider } from "./provider.server";
 
 // The sign-in and logout pages: provider-interactions.server.test.ts.
@@ -135,14 +135,9 @@ describe("authorization code flow with PKCE", () => {
   });
 
   test("refuses an authorization request without PKCE", async () => {
-    const url = new URL(`${provider.issuer}/auth`);
-    url.search = new URLSearchParams({
-      client_id: client.client_id,
-      redirect_uri: client.redirect_uris[0]!,
-      response_type: "code",
-      scope: "openid",
-      state: "s",
-    }).toString();
+    const url = authorizationUrl(provider);
+    url.searchParams.delete("code_challenge");
+    url.searchParams.delete("code_challenge_method");
     const response = await fetch(url, { redirect: "manual" });
     const location = new URL(response.headers.get("location") ?? "", provider.issuer);
     expect(location.origin + location.pathname).toBe(client.redirect_uris[0]);

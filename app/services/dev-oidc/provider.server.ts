@@ -10,7 +10,7 @@ import {
   resourceIdFor,
   type DevOidcClient,
 } from "./configuration.server";
-import { matchInteractionRoute, serveInteraction } from "./interactions.server";
+import { matchInteractionRoute, policyWithStepUp, serveInteraction } from "./interactions.server";
 
 // The built-in identity provider for development and tests (ARCHITECTURE: "identity"),
 // started only outside production when no issuer is configured. It is a real,
@@ -114,7 +114,7 @@ function closeServer(server: http.Server): Promise<void> {
 
 export async function startDevOidcProvider(options: DevOidcProviderOptions): Promise<DevOidcProvider> {
   const host = options.host ?? "127.0.0.1";
-  const { Provider, errors } = await loadOidcProvider();
+  const { Provider, errors, interactionPolicy } = await loadOidcProvider();
   const { privateKey } = await generateKeyPair("RS256", { extractable: true });
   const signingKey = {
     ...(await exportJWK(privateKey)),
@@ -152,6 +152,7 @@ export async function startDevOidcProvider(options: DevOidcProviderOptions): Pro
       resourceId,
       signingKey,
       InvalidTarget: errors.InvalidTarget,
+      policy: policyWithStepUp(interactionPolicy),
     });
     const provider = withoutProviderNotices(() => new Provider(issuer, configuration));
     // Never trust X-Forwarded-* from whoever reaches the loopback port.

@@ -27,7 +27,8 @@ const SSE_PING_MS = 15_000;
 export function liveError(error: unknown) {
   if (error instanceof LiveProtocolError)
     return apiJson({ detail: error.message, type: error.type, ...error.extra }, { status: error.status });
-  if (error instanceof ApiError) return apiJson({ detail: error.detail }, { status: error.status });
+  if (error instanceof ApiError)
+    return apiJson({ detail: error.detail }, { status: error.status, headers: error.headers });
   if (error instanceof Response) throw error;
   console.warn("[live] request failed:", error instanceof Error ? error.message : error);
   return apiJson({ detail: "Internal error", type: "unknown_error" }, { status: 500 });
