@@ -12,7 +12,12 @@ const TOKENS_PER_MINUTE = 20;
 
 export const action = apiPost(
   async ({ request, user }) => {
-    const limit = await hitRateLimit({ bucket: `speech-jwt:${user.id}`, limit: TOKENS_PER_MINUTE, windowSeconds: 60 });
+    const limit = await hitRateLimit({
+      bucket: `speech-jwt:${user.id}`,
+      limit: TOKENS_PER_MINUTE,
+      windowSeconds: 60,
+      userId: user.id,
+    });
     if (!limit.allowed) throw new ApiError(429, "Too many requests");
     const speechmatics = getConfig().speech.speechmatics;
     if (!speechmatics.apiKey) throw new ApiError(503, "Live speech recognition is not configured");

@@ -96,6 +96,7 @@ export async function fetchPatientContext({ userId, patientId }: { userId: strin
     bucket: `patient-records:user:${userId}`,
     limit: config.rateLimits.patientRecordsPerHour,
     windowSeconds: 3600,
+    userId,
   });
   if (!limit.allowed) throw new DomainError("rate_limited", "recordings:errors.tooManyRequests");
   let documents;

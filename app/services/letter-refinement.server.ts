@@ -33,7 +33,12 @@ export { MAX_INSTRUCTION_CHARS } from "./letters/refine.server";
 export const REFINEMENTS_PER_HOUR = 60;
 
 async function refinementAllowed(userId: string) {
-  const verdict = await hitRateLimit({ bucket: `refine:${userId}`, limit: REFINEMENTS_PER_HOUR, windowSeconds: 3600 });
+  const verdict = await hitRateLimit({
+    bucket: `refine:${userId}`,
+    limit: REFINEMENTS_PER_HOUR,
+    windowSeconds: 3600,
+    userId,
+  });
   if (!verdict.allowed) throw new DomainError("rate_limited", "letters:errors.tooManyRequests");
 }
 

@@ -76,6 +76,7 @@ export async function requestLetter(args: LetterRequest) {
       bucket: `letter:${args.userId}`,
       limit: LETTERS_PER_HOUR,
       windowSeconds: 3600,
+      userId: args.userId,
     });
     if (!verdict.allowed) throw new DomainError("rate_limited", "letters:errors.tooManyRequests");
   }

@@ -1,4 +1,5 @@
 import { sql } from "kysely";
+import { audit } from "./audit.server";
 import { getDb } from "./db.server";
 
 // Fixed-window counters in the database so that every app instance shares them
@@ -10,6 +11,8 @@ export async function hitRateLimit(args: {
   bucket: string;
   limit: number;
   windowSeconds: number;
+  /** Whose limit it is: the first refusal of a window is audited as `rate-limit.<bucket's kind>`, denied. */
+  userId?: string;
   now?: Date;
 }): Promise<RateLimitResult> {
   const now = args.now ?? new Date();
@@ -22,6 +25,10 @@ export async function hitRateLimit(args: {
     .returning("hits")
     .executeTakeFirstOrThrow();
   const retryAfterSeconds = Math.ceil((windowStart.getTime() + windowMs - now.getTime()) / 1000);
+  // A refusal is a security event (ASVS 16.3.3), but a script hammering the door must not fill the audit trail:
+  // one row per user, kind and window, at the first refusal.
+  if (args.userId && row.hits === args.limit + 1)
+    await audit({ userId: args.userId, action: `rate-limit.${args.bucket.split(":")[0]}`, outcome: "denied" });
   return {
     allowed: row.hits <= args.limit,
     remaining: Math.max(0, args.limit - row.hits),

@@ -87,7 +87,12 @@ export async function insertSlot(
   plan: ReturnType<typeof planSlot>,
   multipart?: Parameters<typeof insertUploadSlot>[0]["multipart"],
 ) {
-  const verdict = await hitRateLimit({ bucket: `upload:${userId}`, limit: UPLOADS_PER_HOUR, windowSeconds: 3600 });
+  const verdict = await hitRateLimit({
+    bucket: `upload:${userId}`,
+    limit: UPLOADS_PER_HOUR,
+    windowSeconds: 3600,
+    userId,
+  });
   if (!verdict.allowed) throw new DomainError("rate_limited", "recordings:errors.tooManyRequests");
   const { id } = await insertUploadSlot({
     ownerId: userId,

@@ -1,6 +1,7 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { action as uploadUrlAction } from "~/routes/api.get-upload-url";
 import { CLIENT_ADDRESS_HEADER } from "~/services/audit.server";
+import { getDb } from "~/services/db.server";
 import { UPLOADS_PER_HOUR } from "~/services/recordings.server";
 import { APP_URL, callRoute, request, setupTestApp, signedInUser } from "../setup/app";
 
@@ -10,6 +11,15 @@ import { APP_URL, callRoute, request, setupTestApp, signedInUser } from "../setu
 setupTestApp();
 
 const NAT = "192.0.2.17";
+
+// The limits count per clock hour: a test must not straddle one. Within a minute of the next hour the clock jumps
+// to it (a minute ahead at most, which no session notices).
+const HOUR = 3_600_000;
+beforeEach(() => {
+  const left = HOUR - (Date.now() % HOUR);
+  if (left < 60_000) vi.useFakeTimers({ toFake: ["Date"], now: Date.now() + left + 1_000, shouldAdvanceTime: true });
+});
+afterEach(() => vi.useRealTimers());
 
 function slot(cookie: string) {
   return callRoute(
@@ -38,5 +48,20 @@ describe("per-user limits behind one address", () => {
     expect(refused.status).toBe(429);
     expect(await refused.json()).toEqual({ detail: "Too many requests. Please wait a moment and try again." });
     expect((await slot(colleague.cookie)).status).toBe(200);
+  }, 60_000);
+
+  it("audits the first refusal of the hour, and only the first, so a flood cannot fill the trail", async () => {
+    const busy = await signedInUser({ email: "skript@klinikum.example" });
+    for (let i = 0; i < UPLOADS_PER_HOUR; i++) expect((await slot(busy.cookie)).status).toBe(200);
+    const refusals = () =>
+      getDb()
+        .selectFrom("audit_events")
+        .where("user_id", "=", busy.user.id)
+        .where("action", "like", "rate-limit.%")
+        .select(["action", "outcome"])
+        .execute();
+    expect(await refusals()).toEqual([]);
+    for (let i = 0; i < 5; i++) expect((await slot(busy.cookie)).status).toBe(429);
+    expect(await refusals()).toEqual([{ action: "rate-limit.upload", outcome: "denied" }]);
   }, 60_000);
 });

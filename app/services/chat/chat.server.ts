@@ -75,7 +75,7 @@ function answeredOrAnswering(messages: Array<{ role: string; status: string }>) 
 }
 
 export async function checkRateLimit(userId: string) {
-  const verdict = await hitRateLimit({ bucket: `chat:${userId}`, limit: CHATS_PER_HOUR, windowSeconds: 3600 });
+  const verdict = await hitRateLimit({ bucket: `chat:${userId}`, limit: CHATS_PER_HOUR, windowSeconds: 3600, userId });
   if (!verdict.allowed) throw new DomainError("rate_limited", "chat:errors.tooManyRequests");
 }
 

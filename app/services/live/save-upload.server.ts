@@ -65,6 +65,7 @@ export async function confirmRealtimeAudio(args: { userId: string; key: unknown;
     bucket: `live-audio:${args.userId}`,
     limit: LIVE_AUDIO_CONFIRMS_PER_HOUR,
     windowSeconds: 3600,
+    userId: args.userId,
   });
   if (!verdict.allowed) throw new DomainError("rate_limited", "recordings:errors.tooManyRequests");
   const outcome = (value: "success" | "failure") =>

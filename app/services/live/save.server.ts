@@ -104,6 +104,7 @@ export async function saveRealtimeTranscript(args: SaveRealtimeArgs): Promise<Sa
     bucket: `live-save:${userId}`,
     limit: LIVE_SAVES_PER_HOUR,
     windowSeconds: 3600,
+    userId,
   });
   if (!verdict.allowed) throw new DomainError("rate_limited", "recordings:errors.tooManyRequests");
 

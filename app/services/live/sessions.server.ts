@@ -58,7 +58,12 @@ export async function createLiveSession(args: { userId: string; kind: unknown; l
     args.language === "de" || args.language === "en" ? args.language : undefined;
   if (!kind) throw new LiveProtocolError("invalid_config", "kind must be recording or dictation");
   if (!language) throw new LiveProtocolError("invalid_language", "language must be de or en");
-  const limit = await hitRateLimit({ bucket: `live:${args.userId}`, limit: SESSIONS_PER_HOUR, windowSeconds: 3600 });
+  const limit = await hitRateLimit({
+    bucket: `live:${args.userId}`,
+    limit: SESSIONS_PER_HOUR,
+    windowSeconds: 3600,
+    userId: args.userId,
+  });
   if (!limit.allowed) throw new LiveProtocolError("quota_exceeded", "Too many live sessions", 429);
   const { speech } = getConfig();
   const settings = { max_delay: LIVE_SETTINGS[kind].maxDelay, partials: LIVE_SETTINGS[kind].partials };
