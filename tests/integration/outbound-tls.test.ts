@@ -75,6 +75,19 @@ async function expectRefusedBeforeAnyRequest() {
   expect(server.requests).toEqual([]);
 }
 
+/** A batch speech engine's transcription and health check both fail as for a server that is down. */
+async function expectSpeechEngineUnreachable(
+  engine: { transcribe(request: SpeechRequest): Promise<unknown>; check(timeoutMs: number): Promise<unknown> },
+  speech: SpeechRequest,
+) {
+  const error = await failure(engine.transcribe(speech));
+  expect(error).toBeInstanceOf(SpeechEngineError);
+  expect(error).toMatchObject({ kind: "transient", message: `Cannot reach ${host}` });
+  expect(certificateErrorCode(error)).toBe(SELF_SIGNED);
+  expect(await engine.check(2_000)).toEqual({ status: "error", detail: `Cannot reach ${host}` });
+  await expectRefusedBeforeAnyRequest();
+}
+
 describe("the engines' HTTPS and WSS clients", () => {
   let dir: string;
   let speech: SpeechRequest;
@@ -121,12 +134,7 @@ describe("the engines' HTTPS and WSS clients", () => {
       requestTimeoutMs: 5_000,
       retry: FAST,
     });
-    const error = await failure(engine.transcribe(speech));
-    expect(error).toBeInstanceOf(SpeechEngineError);
-    expect(error).toMatchObject({ kind: "transient", message: `Cannot reach ${host}` });
-    expect(certificateErrorCode(error)).toBe(SELF_SIGNED);
-    expect(await engine.check(2_000)).toEqual({ status: "error", detail: `Cannot reach ${host}` });
-    await expectRefusedBeforeAnyRequest();
+    await expectSpeechEngineUnreachable(engine, speech);
   });
 
   it("the Speechmatics batch engine refuses an untrusted server as unreachable", async () => {
@@ -137,12 +145,7 @@ describe("the engines' HTTPS and WSS clients", () => {
       uploadTimeoutMs: 5_000,
       retry: FAST,
     });
-    const error = await failure(engine.transcribe(speech));
-    expect(error).toBeInstanceOf(SpeechEngineError);
-    expect(error).toMatchObject({ kind: "transient", message: `Cannot reach ${host}` });
-    expect(certificateErrorCode(error)).toBe(SELF_SIGNED);
-    expect(await engine.check(2_000)).toEqual({ status: "error", detail: `Cannot reach ${host}` });
-    await expectRefusedBeforeAnyRequest();
+    await expectSpeechEngineUnreachable(engine, speech);
   });
 
   it("the Speechmatics temporary-key request refuses an untrusted server as engine_unavailable", async () => {
