@@ -3,9 +3,12 @@ import { OAuth2Tokens } from "arctic";
 import { createRemoteJWKSet, jwtVerify, type JWTPayload } from "jose";
 import { Authenticator } from "remix-auth";
 import { OAuth2Strategy } from "remix-auth-oauth2";
+import { requireAcceptedAcr } from "./auth-strength.server";
 import { getConfig } from "./config.server";
 import { cookieName, siteCookie } from "./cookies.server";
 import { emailDomainOf, orgClaimOf } from "./organisation.server";
+
+export { AuthenticationStrengthError } from "./auth-strength.server";
 
 // OpenID Connect authorization code + PKCE through remix-auth-oauth2 (ADR 0003).
 // The provider's tokens never reach the browser: the callback verifies the ID
@@ -162,36 +165,6 @@ export async function verifyIdToken(idToken: string, state: string | null): Prom
   const identity = identityFromClaims(payload, issuer, idToken);
   requireAcceptedAcr(payload, identity);
   return identity;
-}
-
-/**
- * A genuine token of the configured provider, for this sign-in or this API, whose sign-in did not reach a level
- * OIDC_ACR_VALUES accepts (ADR 0019). The message is for the log; users are told only that the sign-in was too weak.
- */
-export class AuthenticationStrengthError extends Error {
-  constructor(
-    readonly identity: { issuer: string; subject: string },
-    acr: unknown,
-  ) {
-    super(
-      acr === undefined
-        ? "the token has no acr claim, OIDC_ACR_VALUES asks for one"
-        : typeof acr === "string"
-          ? `acr ${JSON.stringify(acr.slice(0, 100))} is not one of OIDC_ACR_VALUES`
-          : "the token's acr claim is not a string",
-    );
-  }
-}
-
-/**
- * OIDC_ACR_VALUES set: the token's `acr` must be one of them. A token without `acr` is refused too — a provider
- * that does not say how the user signed in has not said it was strong enough.
- */
-function requireAcceptedAcr(payload: JWTPayload, identity: { issuer: string; subject: string }) {
-  const accepted = getConfig().oidc.acrValues;
-  if (!accepted) return;
-  if (typeof payload.acr === "string" && accepted.includes(payload.acr)) return;
-  throw new AuthenticationStrengthError({ issuer: identity.issuer, subject: identity.subject }, payload.acr);
 }
 
 /** jose compares `iat` with the clock only when maxTokenAge is set: a token "issued" beyond the leeway is refused. */
