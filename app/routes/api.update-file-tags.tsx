@@ -1,6 +1,6 @@
 import { apiJson, apiPost } from "~/services/api.server";
 import { audit } from "~/services/audit.server";
-import { updateFileTags } from "~/services/recordings.server";
+import { updateFileTags } from "~/services/recording-metadata.server";
 
 // SPEC §7 POST /api/update-file-tags { s3_key, tags, update_all_related }
 export const action = apiPost(async ({ request, user, body }) => {

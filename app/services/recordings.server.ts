@@ -12,9 +12,8 @@ import {
   updateRecording,
 } from "~/models/recording.server";
 import { isLiveRecording, LIVE_CREATED_VIA, LIVE_SOURCE_TYPE } from "~/models/live-recording.server";
-import { checkAdditionalContext, checkDisplayName, normaliseTags, sanitiseFileName } from "~/models/recording-rules";
+import { checkAdditionalContext, sanitiseFileName } from "~/models/recording-rules";
 import { templateLanguageFrom } from "~/models/template-rules";
-import { transcriptionModes, type TranscriptionMode } from "~/models/schema";
 import { DomainError } from "./domain-error.server";
 import {
   ACCEPTED_AUDIO_TYPES,
@@ -26,12 +25,9 @@ import {
 import { localiseAudioMessage } from "./media-messages.server";
 import { hitRateLimit } from "./rate-limit.server";
 import { getStorage, makeStorageKey } from "./storage.server";
-import { getUserStructure } from "./templates.server";
-import { setTranscriptTags } from "~/models/transcript.server";
-import { setLetterTags } from "~/models/letter.server";
 
 // Recordings: upload slots with short-lived URLs, the server's check of the
-// stored bytes, metadata, names and tags, playback (delete and reset: recording-removal). The
+// stored bytes, the files list (metadata, names and tags: recording-metadata; delete and reset: recording-removal). The
 // client never names a key it does not own: every call finds the recording by
 // (owner, key), and anything else is a 404 before storage is touched.
 
@@ -170,61 +166,6 @@ async function rejectUpload(userId: string, id: string, key: string) {
   await deleteRecordingRow({ ownerId: userId, id });
 }
 
-type MetadataInput = {
-  template_id?: unknown;
-  tags?: unknown;
-  display_name?: unknown;
-  language_code?: unknown;
-  transcription_mode?: unknown;
-};
-
-/** SPEC §7 update-file-metadata: only what a user may change; owner, statuses and keys are ignored. */
-export async function updateFileMetadata(args: { userId: string; key: unknown; metadata: unknown }) {
-  const recording = await confirmUpload({ userId: args.userId, key: args.key });
-  await applyMetadata({ userId: args.userId, recording, metadata: args.metadata });
-  return { success: true as const, key: recording.storage_key };
-}
-
-/** The fields of SPEC §3's metadata a user may set, checked like everywhere else. */
-export async function applyMetadata(args: {
-  userId: string;
-  recording: { id: string; language_code: string };
-  metadata: unknown;
-}) {
-  const { recording } = args;
-  const metadata = (args.metadata && typeof args.metadata === "object" ? args.metadata : {}) as MetadataInput;
-  const set: Parameters<typeof updateRecording>[0]["set"] = {};
-  if (metadata.language_code !== undefined) {
-    const language = templateLanguageFrom(String(metadata.language_code));
-    if (language) set.language_code = language;
-  }
-  if (metadata.template_id !== undefined && metadata.template_id !== null && metadata.template_id !== "") {
-    const templateId = String(metadata.template_id);
-    const language = templateLanguageFrom(set.language_code ?? recording.language_code) ?? "de-DE";
-    // Only a template this user can use (a system template or their own).
-    await getUserStructure({ userId: args.userId, templateId, language }).catch(() => {
-      throw new DomainError("invalid", "recordings:errors.unknownTemplate");
-    });
-    set.template_id = templateId;
-  }
-  if (metadata.tags !== undefined) {
-    const tags = normaliseTags(metadata.tags);
-    if (!tags.ok) throw new DomainError("invalid", tags.message);
-    set.tags = JSON.stringify(tags.value);
-  }
-  if (metadata.display_name !== undefined) {
-    const name = checkDisplayName(metadata.display_name);
-    if (!name.ok) throw new DomainError("invalid", name.message);
-    set.display_name = name.value;
-  }
-  if (metadata.transcription_mode !== undefined) {
-    const mode = String(metadata.transcription_mode);
-    if ((transcriptionModes as readonly string[]).includes(mode)) set.transcription_mode = mode as TranscriptionMode;
-  }
-  if (Object.keys(set).length > 0) await updateRecording({ ownerId: args.userId, id: recording.id, set });
-  return set;
-}
-
 /** SPEC §3 "Audio file record" for the files list. */
 export async function listFiles({ userId }: { userId: string }) {
   const rows = await listReadyRecordings({ ownerId: userId });
@@ -257,34 +198,6 @@ export async function listFiles({ userId }: { userId: string }) {
       }),
     },
   }));
-}
-
-export async function renameFile(args: { userId: string; key: unknown; displayName: unknown }) {
-  const recording = await requireReady(args.userId, args.key);
-  const name = checkDisplayName(args.displayName);
-  if (!name.ok) throw new DomainError("invalid", name.message);
-  if (name.value !== recording.display_name) {
-    await updateRecording({ ownerId: args.userId, id: recording.id, set: { display_name: name.value } });
-  }
-  return { success: true as const, display_name: name.value };
-}
-
-export async function updateFileTags(args: {
-  userId: string;
-  key: unknown;
-  tags: unknown;
-  updateAllRelated?: unknown;
-}) {
-  const recording = await requireReady(args.userId, args.key);
-  const tags = normaliseTags(args.tags);
-  if (!tags.ok) throw new DomainError("invalid", tags.message);
-  await updateRecording({ ownerId: args.userId, id: recording.id, set: { tags: JSON.stringify(tags.value) } });
-  // SPEC §7 update_all_related: the transcript and the letter carry the recording's tags.
-  if (args.updateAllRelated !== false) {
-    await setTranscriptTags({ ownerId: args.userId, recordingId: recording.id, tags: tags.value });
-    await setLetterTags({ ownerId: args.userId, recordingId: recording.id, tags: tags.value });
-  }
-  return { success: true as const, tags: tags.value };
 }
 
 export async function requireReady(userId: string, key: unknown) {

@@ -13,7 +13,8 @@ import { getConfig } from "./config.server";
 import { getDb } from "./db.server";
 import { DomainError } from "./domain-error.server";
 import { sendWakeUp } from "./job-wakeup.server";
-import { applyMetadata, requireAudio } from "./recordings.server";
+import { applyMetadata } from "./recording-metadata.server";
+import { requireAudio } from "./recordings.server";
 
 // Transcription jobs (issue 5). The job row is the truth: exactly one per recording, claimed atomically,
 // held by a lease the worker renews while it runs; pg-boss only wakes a worker. The recording's status

@@ -19,7 +19,7 @@ import {
   type TempUpload,
 } from "~/services/recording-upload.server";
 import { deleteAll, forceCleanup } from "~/services/recording-removal.server";
-import { renameFile, updateFileTags } from "~/services/recordings.server";
+import { renameFile, updateFileTags } from "~/services/recording-metadata.server";
 import { fetchPatientContext, MAX_PDFS_PER_REQUEST } from "~/services/context-sources.server";
 import { extractPdfContext, PDF_LIMITS } from "~/services/pdf-text.server";
 import type { SessionUser } from "~/services/session.server";
