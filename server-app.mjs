@@ -89,27 +89,22 @@ export function createServerApp({ build, mode = process.env.NODE_ENV, instanceNa
   // One line per request, as remix-serve wrote ("tiny") — except the live door's audio and event streams, a few a
   // second — but without the query string: a signed storage URL's signature (sig=, X-Amz-Signature=), a sign-in's
   // authorization code and a search's terms are all in it, and none of them belongs in a log (issue 9).
-  // Written as an entry with fields of its own (server-log.mjs), the text as before.
-  const requestLine = (tokens, req, res) =>
-    JSON.stringify({
+  // Written as an entry with fields of its own (server-log.mjs), the text as before; morgan only times the answer
+  // and writes nothing itself (a format that returns nothing).
+  const requestLine = (tokens, req, res) => {
+    const fields = {
       method: req.method,
       path: (req.originalUrl ?? req.url).split("?")[0],
       status: res.headersSent ? res.statusCode : undefined,
       bytes: Number(tokens.res(req, res, "content-length")) || undefined,
       ms: Number(tokens["response-time"](req, res)) || undefined,
       request_id: req.headers["x-request-id"],
-    });
-  const writeRequestLine = (line) => {
-    const fields = JSON.parse(line);
+    };
     const text = `${fields.method} ${fields.path} ${fields.status ?? "-"} ${fields.bytes ?? "-"} - ${fields.ms ?? "-"} ms`;
     logEntry("info", text, fields);
+    return undefined;
   };
-  app.use(
-    morgan(requestLine, {
-      stream: { write: writeRequestLine },
-      skip: (req) => /^\/live\/sessions\/[^/]+\/(audio|events)/.test(req.path),
-    }),
-  );
+  app.use(morgan(requestLine, { skip: (req) => /^\/live\/sessions\/[^/]+\/(audio|events)/.test(req.path) }));
   // Methods the app answers; anything else (TRACE, CONNECT, made-up verbs) gets 405 here instead of failing inside
   // the request adapter with a 500 (TRACE is a forbidden method for the Fetch API's Request).
   const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);

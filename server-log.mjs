@@ -58,15 +58,6 @@ export function formatLogLine({ format, time, level, msg, fields = {} }) {
 }
 
 /**
- * LOG_FORMAT as given; anything else is refused by the configuration (config.server.ts) before the app starts, and
- * until then written as JSON.
- * @param {string | undefined} value
- */
-export function logFormatOf(value) {
-  return value === "text" ? "text" : "json";
-}
-
-/**
  * Replaces console.log/info/debug (to stdout) and console.warn/error (to stderr) with structured entries.
  * Returns a function that puts the original methods back (tests).
  * @param {{ format?: string, instance?: string, stdout?: { write(text: string): unknown }, stderr?: { write(text: string): unknown }, now?: () => Date }} [options]
@@ -78,7 +69,8 @@ export function installStructuredConsole({
   stderr = process.stderr,
   now = () => new Date(),
 } = {}) {
-  const chosen = logFormatOf(format);
+  // Anything but "text" is JSON: config.server.ts refuses other values before the app starts.
+  const chosen = format === "text" ? "text" : "json";
   const write = (level, msg, fields) => {
     const stream = level === "warn" || level === "error" ? stderr : stdout;
     const all = { instance, ...context.getStore(), ...fields };
