@@ -46,7 +46,9 @@ export async function loader({ request }: LoaderFunctionArgs) {
 
 export async function action({ request }: ActionFunctionArgs) {
   const { user, currentIdHash } = await requireUserSession(request);
-  const parsed = intentSchema.safeParse(Object.fromEntries(await request.formData()));
+  // The first of a repeated field counts, as in every other form handler (Object.fromEntries would take the last).
+  const form = await request.formData();
+  const parsed = intentSchema.safeParse({ intent: form.get("intent"), session: form.get("session") ?? undefined });
   if (!parsed.success) throw new Response("Unknown intent", { status: 400 });
   const args = { userId: user.id, currentIdHash, request };
   if (parsed.data.intent === "end") {

@@ -169,6 +169,22 @@ describe("ending sessions", () => {
     await expectSignedIn(jonas);
   });
 
+  it('takes the first of a repeated field, so an added "end all" does not widen the request', async () => {
+    await endAllSessions();
+    const anna = await signIn(ANNA, FIREFOX_WINDOWS);
+    const chromium = await signIn(ANNA, CHROMIUM_LINUX);
+    const iphone = await signIn(ANNA, SAFARI_IPHONE);
+    const session = endFormFor(await sessionsPage(anna), "Chromium · Linux").fields.get("session")!;
+    const fields = new URLSearchParams([
+      ["intent", "end"],
+      ["session", session],
+      ["intent", "end-others"],
+    ]);
+    expect((await anna.post("/settings/sessions", fields)).status).toBe(302);
+    await expectSignedOut(chromium);
+    for (const browser of [anna, iphone]) await expectSignedIn(browser);
+  });
+
   it("answers 404 for another user's session, a made-up id and this session's own, and ends nothing", async () => {
     await endAllSessions();
     const anna = await signIn(ANNA, FIREFOX_WINDOWS);
