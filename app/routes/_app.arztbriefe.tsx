@@ -105,32 +105,37 @@ export async function action({ request }: ActionFunctionArgs) {
   });
 }
 
-function Actions({ row, page }: { row: LetterRow; page: number }) {
-  const { t } = useTranslation("letters");
+type ActionLabels = { view: string; redo: string; busyTitle: string; delete: string };
+
+/**
+ * A row's actions as plain links: the list is rendered on the server only (ADR 0006), so Remix's <Link> would add
+ * nothing but its router hooks for every link of the table and the phone cards; the labels are looked up once.
+ */
+function Actions({ row, page, labels }: { row: LetterRow; page: number; labels: ActionLabels }) {
   const disabled = `${quiet} cursor-not-allowed opacity-50`;
   return (
     <div className="flex flex-wrap gap-2">
-      <Link to={editorUrl(row.key)} className={quiet} data-action="view">
-        {t("list.view")}
-      </Link>
+      <a href={editorUrl(row.key)} className={quiet} data-action="view">
+        {labels.view}
+      </a>
       {row.canRedo ? (
-        <Link to={redoUrl(row.key)} className={quiet} data-action="redo">
-          {t("list.redo")}
-        </Link>
+        <a href={redoUrl(row.key)} className={quiet} data-action="redo">
+          {labels.redo}
+        </a>
       ) : (
-        <button type="button" disabled className={disabled} title={t("list.busyTitle")} data-action="redo">
-          {t("list.redo")}
+        <button type="button" disabled className={disabled} title={labels.busyTitle} data-action="redo">
+          {labels.redo}
         </button>
       )}
       {/* SPEC §4: delete is disabled while processing. */}
       {row.processing ? (
-        <button type="button" disabled className={disabled} title={t("list.busyTitle")} data-action="delete">
-          {t("list.delete")}
+        <button type="button" disabled className={disabled} title={labels.busyTitle} data-action="delete">
+          {labels.delete}
         </button>
       ) : (
-        <Link to={withPage(deleteUrl(row.key), page)} className={`${quiet} text-red-700`} data-action="delete">
-          {t("list.delete")}
-        </Link>
+        <a href={withPage(deleteUrl(row.key), page)} className={`${quiet} text-red-700`} data-action="delete">
+          {labels.delete}
+        </a>
       )}
     </div>
   );
@@ -178,6 +183,12 @@ export default function ArztbriefeSection() {
   const processing = rows.some((r) => r.processing);
   const error = actionData && "error" in actionData ? actionData.error : null;
   const lang = language as Language;
+  const labels = {
+    view: t("list.view"),
+    redo: t("list.redo"),
+    busyTitle: t("list.busyTitle"),
+    delete: t("list.delete"),
+  };
   return (
     <>
       <SectionHeader title={t("common:arztbriefe.title")} intro={t("common:arztbriefe.intro")} />
@@ -251,7 +262,7 @@ export default function ArztbriefeSection() {
                       <LetterStatusLabel view={r} />
                     </td>
                     <td className="px-4 py-3">
-                      <Actions row={r} page={pagination.page} />
+                      <Actions row={r} page={pagination.page} labels={labels} />
                     </td>
                   </tr>
                 ))}
@@ -271,7 +282,7 @@ export default function ArztbriefeSection() {
                     <LetterStatusLabel view={r} />
                   </div>
                   <div className="mt-3">
-                    <Actions row={r} page={pagination.page} />
+                    <Actions row={r} page={pagination.page} labels={labels} />
                   </div>
                 </li>
               ))}

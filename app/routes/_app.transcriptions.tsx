@@ -1,5 +1,5 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { Form, Link, Outlet, useLoaderData, useOutlet } from "@remix-run/react";
+import { Link, Outlet, useLoaderData, useOutlet } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import type { RouteHandle } from "~/components/page-scripts";
 import { quiet } from "~/components/ui/buttons";
@@ -78,6 +78,14 @@ export default function TranscriptionsSection() {
   const outlet = useOutlet();
   const { t } = useTranslation("transcriptions");
   const processing = rows.some((r) => r.letter.processing);
+  // Looked up once, not once per row.
+  const labels = {
+    openLetter: t("letters:transcriptions.openLetter"),
+    createLetter: t("letters:transcriptions.createLetter"),
+    createDisabled: t("letters:transcriptions.createDisabled"),
+    view: t("list.view"),
+    delete: t("list.delete"),
+  };
   return (
     <>
       <SectionHeader title={t("common:transcriptions.title")} intro={t("common:transcriptions.intro")} />
@@ -109,35 +117,37 @@ export default function TranscriptionsSection() {
             </span>,
             formatDateTime(r.createdAt, language as Language),
             <LetterStatusLabel key="letter" view={r.letter} />,
+            // Plain links and forms: this list is rendered on the server only (ADR 0006); Remix's <Link>/<Form>
+            // would add only their router hooks, four times a row.
             <div key="actions" className="flex flex-wrap gap-2">
               {r.letterKey ? (
-                <Link to={editorUrl(r.letterKey)} className={quiet} data-action="open-letter">
-                  {t("letters:transcriptions.openLetter")}
-                </Link>
+                <a href={editorUrl(r.letterKey)} className={quiet} data-action="open-letter">
+                  {labels.openLetter}
+                </a>
               ) : (
-                <Form method="post" action="/transcriptions">
+                <form method="post" action="/transcriptions">
                   <input type="hidden" name="intent" value="createLetter" />
                   <input type="hidden" name="key" value={r.sourceKey} />
                   <button
                     type="submit"
                     className={`${quiet} disabled:cursor-not-allowed disabled:opacity-50`}
                     disabled={!r.canCreateLetter}
-                    title={r.canCreateLetter ? undefined : t("letters:transcriptions.createDisabled")}
+                    title={r.canCreateLetter ? undefined : labels.createDisabled}
                     data-action="create-letter"
                   >
-                    {t("letters:transcriptions.createLetter")}
+                    {labels.createLetter}
                   </button>
-                </Form>
+                </form>
               )}
-              <Link to={viewerPath(r.key)} className={quiet} data-action="view">
-                {t("list.view")}
-              </Link>
-              <Form method="get" action={viewerPath(r.key)}>
+              <a href={viewerPath(r.key)} className={quiet} data-action="view">
+                {labels.view}
+              </a>
+              <form method="get" action={viewerPath(r.key)}>
                 <input type="hidden" name="delete" value="1" />
                 <button type="submit" className={`${quiet} text-red-700`} data-action="delete">
-                  {t("list.delete")}
+                  {labels.delete}
                 </button>
-              </Form>
+              </form>
             </div>,
           ])}
         />

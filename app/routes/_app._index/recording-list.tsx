@@ -1,43 +1,86 @@
-import { Form, Link } from "@remix-run/react";
+import { Link, useFormAction } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { formatDateTime, type Language } from "~/i18n";
 import { PaginationNav } from "~/components/ui/pagination-nav";
 import { withPage, type Pagination } from "~/services/pagination";
 import { quiet, type RecordingView } from "./shared";
 
-function Actions({ recording, page }: { recording: RecordingView; page: number }) {
-  const { t } = useTranslation("recordings");
+type TFunction = ReturnType<typeof useTranslation>["t"];
+
+/**
+ * What every row says, looked up once per list rather than once per row and view (issue 9 "Lists under load": the
+ * table and the phone cards of 50 rows asked i18next some 1,000 times a page).
+ */
+function rowLabels(t: TFunction) {
+  const cache = new Map<string, string>();
+  const memo = (key: string, make: () => string) => {
+    let text = cache.get(key);
+    if (text === undefined) cache.set(key, (text = make()));
+    return text;
+  };
+  return {
+    transcribe: t("audio.transcribe"),
+    transcribeTitle: t("audio.transcribeTitle"),
+    audioDeleted: t("audio.audioDeleted"),
+    play: t("audio.play"),
+    edit: t("audio.edit"),
+    delete: t("audio.delete"),
+    status: (status: string) => memo(`status:${status}`, () => t(`common:status.transcription.${status}`)),
+    letter: (status: string) =>
+      memo(`letter:${status}`, () =>
+        t("transcriptions:status.letter", { status: t(`common:status.letter.${status}`) }),
+      ),
+    failure: (reason: string) => t("transcriptions:status.failedReason", { reason }),
+  };
+}
+type RowLabels = ReturnType<typeof rowLabels>;
+
+/**
+ * A row's actions as plain links and forms: this page is rendered on the server only (ADR 0006), so Remix's
+ * <Link>/<Form> would add nothing but their router hooks, 200 times a page; the markup is the same.
+ */
+function Actions({
+  recording,
+  page,
+  labels,
+  action,
+}: {
+  recording: RecordingView;
+  page: number;
+  labels: RowLabels;
+  action: string;
+}) {
   const q = encodeURIComponent(recording.key);
   return (
     <div className="flex flex-wrap gap-2">
-      <Form method="post">
+      <form method="post" action={action}>
         <input type="hidden" name="intent" value="transcribe" />
         <input type="hidden" name="key" value={recording.key} />
         <button
           type="submit"
           className={`${quiet} disabled:cursor-not-allowed disabled:opacity-50`}
           disabled={!recording.canTranscribe}
-          title={t("audio.transcribeTitle")}
+          title={labels.transcribeTitle}
           data-action="transcribe"
         >
-          {t("audio.transcribe")}
+          {labels.transcribe}
         </button>
-      </Form>
+      </form>
       {recording.audioDeleted ? (
         <span className="self-center text-xs text-slate-500" data-audio-deleted>
-          {t("audio.audioDeleted")}
+          {labels.audioDeleted}
         </span>
       ) : (
-        <Link to={withPage(`/?play=${q}`, page)} className={`${quiet} hidden md:inline-block`} data-action="play">
-          {t("audio.play")}
-        </Link>
+        <a href={withPage(`/?play=${q}`, page)} className={`${quiet} hidden md:inline-block`} data-action="play">
+          {labels.play}
+        </a>
       )}
-      <Link to={withPage(`/?edit=${q}`, page)} className={quiet} data-action="edit">
-        {t("audio.edit")}
-      </Link>
-      <Link to={withPage(`/?delete=${q}`, page)} className={`${quiet} text-red-700`} data-action="delete">
-        {t("audio.delete")}
-      </Link>
+      <a href={withPage(`/?edit=${q}`, page)} className={quiet} data-action="edit">
+        {labels.edit}
+      </a>
+      <a href={withPage(`/?delete=${q}`, page)} className={`${quiet} text-red-700`} data-action="delete">
+        {labels.delete}
+      </a>
     </div>
   );
 }
@@ -53,6 +96,8 @@ export function RecordingList({
   language: Language;
 }) {
   const { t } = useTranslation("recordings");
+  const labels = rowLabels(t);
+  const action = useFormAction();
   const processing = recordings.some((r) => r.status === "processing");
   return (
     <section aria-labelledby="recordings-title" data-recordings>
@@ -101,10 +146,10 @@ export function RecordingList({
                   </td>
                   <td className="px-4 py-3">{formatDateTime(r.createdAt, language)}</td>
                   <td className="px-4 py-3">
-                    <Status recording={r} />
+                    <Status recording={r} labels={labels} />
                   </td>
                   <td className="px-4 py-3">
-                    <Actions recording={r} page={pagination.page} />
+                    <Actions recording={r} page={pagination.page} labels={labels} action={action} />
                   </td>
                 </tr>
               ))}
@@ -115,10 +160,10 @@ export function RecordingList({
               <li key={r.key} className="rounded-lg border border-slate-200 bg-white p-4" data-recording-card={r.key}>
                 <p className="font-medium">{r.name}</p>
                 <p className="text-xs text-slate-500">{formatDateTime(r.createdAt, language)}</p>
-                <Status recording={r} />
+                <Status recording={r} labels={labels} />
                 <Tags tags={r.tags} />
                 <div className="mt-3">
-                  <Actions recording={r} page={pagination.page} />
+                  <Actions recording={r} page={pagination.page} labels={labels} action={action} />
                 </div>
               </li>
             ))}
@@ -131,22 +176,21 @@ export function RecordingList({
 }
 
 /** SPEC §4 status labels; a failure says why, and a queued letter says so honestly. */
-function Status({ recording }: { recording: RecordingView }) {
-  const { t } = useTranslation("recordings");
+function Status({ recording, labels }: { recording: RecordingView; labels: RowLabels }) {
   const processing = recording.status === "processing";
   return (
     <span className="block text-sm" data-status={recording.status} data-processing={processing ? "" : undefined}>
       <span className={recording.status === "failed" ? "font-medium text-red-700" : undefined}>
-        {t(`common:status.transcription.${recording.status}`)}
+        {labels.status(recording.status)}
       </span>
       {recording.failure ? (
         <span className="block text-xs text-red-700" data-failure>
-          {t("transcriptions:status.failedReason", { reason: recording.failure })}
+          {labels.failure(recording.failure)}
         </span>
       ) : null}
       {recording.letterStatus ? (
         <span className="block text-xs text-slate-500" data-letter-status={recording.letterStatus}>
-          {t("transcriptions:status.letter", { status: t(`common:status.letter.${recording.letterStatus}`) })}
+          {labels.letter(recording.letterStatus)}
         </span>
       ) : null}
     </span>
