@@ -15,6 +15,7 @@
 //        npm run build && node bench/pages.mjs --recordings 1000 --connections 50 --seconds 15
 // Options: --only lighthouse|load  --lighthouse-recordings <n> (20)  --recordings <n> (1000)
 //          --connections <n> (50)  --seconds <per route> (15)  --threads <wrk threads> (2)
+//          --cpu-only: only the app's CPU time per answer (sequential requests), no wrk
 //          --hold: after seeding, print the app's address and cookie and keep it running until Ctrl-C
 //          env DATABASE_URL: a PostgreSQL server to use instead of the embedded default (a fresh database
 //          is made on it and dropped)  BENCH_PORT (3470: app, +1 sign-in provider)
@@ -38,6 +39,7 @@ const { values: opts } = parseArgs({
     seconds: { type: "string", default: "15" },
     threads: { type: "string", default: "2" },
     hold: { type: "boolean", default: false },
+    "cpu-only": { type: "boolean", default: false },
   },
 });
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -78,6 +80,27 @@ async function stopApp() {
   if (!app || app.exitCode !== null || app.signalCode !== null) return;
   app.kill("SIGTERM");
   await exited;
+}
+
+/** The app process's CPU time so far (user + system), in ms: /proc/<pid>/stat fields 14 and 15, in clock ticks. */
+function cpuMs(pid) {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+}
+const CLOCK_TICKS = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
+
+/**
+ * The app's CPU time per answer, from sequential requests: unlike wrk's latencies it hardly moves when other
+ * processes share the machine, so it compares two versions of the code measured on different runs.
+ */
+async function cpuPerRequest(cookie, url, count = 100) {
+  const before = cpuMs(app.pid);
+  for (let i = 0; i < count; i++) {
+    const answer = await fetch(`${APP}${url}`, { headers: { cookie, "accept-encoding": "gzip" } });
+    await answer.arrayBuffer();
+    if (!answer.ok) throw new Error(`${url}: ${answer.status}`);
+  }
+  return (cpuMs(app.pid) - before) / count;
 }
 
 function rssMiB(pid) {
@@ -212,7 +235,7 @@ async function loadRun(cookie, routes) {
     `\nwrk ${settings.connections} connections × ${settings.seconds} s per route, ${opts.recordings} recordings (${database ? "PostgreSQL" : "embedded PGlite"}):`,
   );
   console.log(
-    "route                              req/s     p50      p95      p99      max   errors  body      floor: req/s   p50     p95",
+    "route                              req/s     p50      p95      p99      max   errors  body      cpu/req   floor: req/s   p50     p95",
   );
   const rssBefore = rssMiB(app.pid);
   for (const [name, url] of routes) {
@@ -222,12 +245,20 @@ async function loadRun(cookie, routes) {
     const body = Buffer.from(await head.arrayBuffer());
     if (!head.ok) throw new Error(`${name}: ${head.status}`);
     wrk(cookie, url, { ...settings, seconds: 2 }); // warm-up, not counted
+    await waitForApp(APP);
+    const cpu = await cpuPerRequest(cookie, url);
+    if (opts["cpu-only"]) {
+      console.log(
+        `${name.padEnd(32)} app CPU ${cpu.toFixed(1)} ms per answer (${(body.length / 1024).toFixed(0)} KiB)`,
+      );
+      continue;
+    }
     const r = wrk(cookie, url, settings);
     await waitForApp(APP); // its backlog drains before the floor is measured beside it
     const floor = await floorRun(body, head.headers.get("content-type"), settings);
     const latency = (value) => `${(value / 1000).toFixed(1).padStart(6)}ms`;
     console.log(
-      `${name.padEnd(32)} ${r.rps.toFixed(0).padStart(6)}  ${latency(r.p50)} ${latency(r.p95)} ${latency(r.p99)} ${(r.max / 1000).toFixed(0).padStart(6)}ms  ${String(r.errors + r.non2xx).padStart(5)}  ${`${(body.length / 1024).toFixed(0)} KiB`.padEnd(8)}  ${floor.rps.toFixed(0).padStart(10)} ${latency(floor.p50)} ${latency(floor.p95)}  ${r.p95 / 1000 <= 50 ? "" : "(p95 OVER 50 ms)"}`,
+      `${name.padEnd(32)} ${r.rps.toFixed(0).padStart(6)}  ${latency(r.p50)} ${latency(r.p95)} ${latency(r.p99)} ${(r.max / 1000).toFixed(0).padStart(6)}ms  ${String(r.errors + r.non2xx).padStart(5)}  ${`${(body.length / 1024).toFixed(0)} KiB`.padEnd(8)}  ${`${cpu.toFixed(1)} ms`.padStart(8)}  ${floor.rps.toFixed(0).padStart(10)} ${latency(floor.p50)} ${latency(floor.p95)}  ${r.p95 / 1000 <= 50 ? "" : "(p95 OVER 50 ms)"}`,
     );
   }
   console.log(`app memory: ${rssBefore.toFixed(0)} MiB RSS before, ${rssMiB(app.pid).toFixed(0)} MiB after`);
