@@ -118,3 +118,14 @@ export async function deleteSessionsBeyond(args: Liveness & { keep: number; newI
     .execute();
   return rows.map((row) => row.public_id);
 }
+
+/**
+ * An admin ends sessions (ASVS 5.0 7.4.5): every session of these users, or of everyone when `userIds` is omitted,
+ * never `keepIdHash` (the admin's current one). Returns the ended rows' owners and public ids.
+ */
+export async function deleteSessionsExcept(args: { keepIdHash: string; userIds?: string[] }) {
+  if (args.userIds?.length === 0) return [];
+  let query = getDb().deleteFrom("sessions").where("id_hash", "<>", args.keepIdHash);
+  if (args.userIds) query = query.where("user_id", "in", args.userIds);
+  return query.returning(["user_id", "public_id"]).execute();
+}

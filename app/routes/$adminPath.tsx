@@ -56,7 +56,7 @@ export default function AdminLayout() {
                 <h1 className="text-2xl font-semibold tracking-tight">{t("title")}</h1>
                 <p className="mt-1 text-sm text-slate-600">{t("intro")}</p>
               </div>
-              <nav aria-label={t("nav.label")} className="flex gap-2">
+              <nav aria-label={t("nav.label")} className="flex flex-wrap gap-2">
                 <NavLink to="." end className={tab}>
                   {t("nav.overview")}
                 </NavLink>
@@ -65,6 +65,9 @@ export default function AdminLayout() {
                 </NavLink>
                 <NavLink to="accounts" className={tab}>
                   {t("account:admin.nav")}
+                </NavLink>
+                <NavLink to="sessions" className={tab}>
+                  {t("nav.sessions")}
                 </NavLink>
               </nav>
             </header>

@@ -2,7 +2,7 @@ import { ApiError, apiErrorResponse, requireApiUser } from "./api.server";
 import { audit } from "./audit.server";
 import { isOperator } from "./auth.server";
 import { getConfig } from "./config.server";
-import { requireUser, type SessionUser } from "./session.server";
+import { requireUserSession, type SessionUser } from "./session.server";
 
 // The admin dashboard's doors (SPEC §2 "Admin dashboard", §6; ADR 0014). Every loader and call decides on the
 // server, from the verified identity, whether its caller is one of the operator's admins. Nobody else learns
@@ -10,7 +10,8 @@ import { requireUser, type SessionUser } from "./session.server";
 
 export const ACCESS_DENIED = "Access denied - unauthorized domain";
 
-export type AdminGate = { admin: true; user: SessionUser } | { admin: false; user: SessionUser };
+/** `currentIdHash`: which of the caller's sessions this request is (ADMIN_PATH/sessions keeps it). */
+export type AdminGate = { admin: boolean; user: SessionUser; currentIdHash: string };
 
 /**
  * A dashboard page: 404 unless the address is the configured hidden path (ADMIN_PATH), sign-in as anywhere
@@ -22,13 +23,10 @@ export async function adminGate(request: Request, params: { adminPath?: string }
     if (params.adminPath?.toLowerCase() === "api") throw apiErrorResponse(404, "Not found");
     throw new Response("Not found", { status: 404 });
   }
-  const user = await requireUser(request);
-  if (isOperator(user)) {
-    if (action) await audit({ userId: user.id, action, outcome: "success", request });
-    return { admin: true, user };
-  }
-  if (action) await audit({ userId: user.id, action, outcome: "denied", request });
-  return { admin: false, user };
+  const { user, currentIdHash } = await requireUserSession(request);
+  const admin = isOperator(user);
+  if (action) await audit({ userId: user.id, action, outcome: admin ? "success" : "denied", request });
+  return { admin, user, currentIdHash };
 }
 
 /** A JSON call for admins only: 401 without credentials, 403 with SPEC §8's message for everyone else. */

@@ -1,10 +1,16 @@
-import { deleteOtherSessions, deleteSessionsBeyond, listActiveSessions } from "~/models/session.server";
+import {
+  deleteOtherSessions,
+  deleteSessionsBeyond,
+  deleteSessionsExcept,
+  listActiveSessions,
+} from "~/models/session.server";
 import { audit } from "./audit.server";
 import { getConfig } from "./config.server";
 
 // Settings › "Aktive Sitzungen" (ASVS 5.0 7.5.2, 7.1.2): a user sees where they are signed in and ends the other
 // sessions. Sessions are rows looked up on every request (ADR 0003), so a deleted row is a signed-out browser at
 // its next request. The page knows sessions only by their public id; the cookie's hash never leaves the server.
+// Admins end a user's sessions, or everyone's, at ADMIN_PATH/sessions (ASVS 5.0 7.4.5).
 
 /**
  * At most this many live sessions per account (README "Sessions", docs/security.md 7.1.2). A sign-in is never
@@ -73,4 +79,45 @@ export async function keepSessionsWithinCap(args: { userId: string; newIdHash: s
     newIdHash: args.newIdHash,
   });
   await auditEnded(args.userId, ended, "session.evicted");
+}
+
+/**
+ * An admin ends sessions of other people: each ended session is audited under its owner as `session.admin-end`,
+ * and each account it touched under the admin as `admin.sessions-end` (the account's id as the entity, as
+ * `admin.account-delete` does); the rows share the request's id. Returns how many sessions ended.
+ */
+async function endAsAdmin(args: {
+  adminId: string;
+  currentIdHash: string;
+  userIds?: string[];
+  request: Request;
+}): Promise<number> {
+  const ended = await deleteSessionsExcept({ keepIdHash: args.currentIdHash, userIds: args.userIds });
+  for (const row of ended) await auditEnded(row.user_id, [row.public_id], "session.admin-end", args.request);
+  const accounts = new Set([...(args.userIds ?? []), ...ended.map((row) => row.user_id)]);
+  for (const userId of accounts)
+    await audit({
+      userId: args.adminId,
+      action: "admin.sessions-end",
+      entityType: "user",
+      entityId: userId,
+      outcome: "success",
+      request: args.request,
+    });
+  return ended.length;
+}
+
+/** Every session of these accounts (one address may name several); the admin's own current one stays. */
+export async function endSessionsOfAccounts(args: {
+  adminId: string;
+  currentIdHash: string;
+  userIds: string[];
+  request: Request;
+}) {
+  return endAsAdmin(args);
+}
+
+/** Every session of every account but the admin's current one. */
+export async function endEveryonesSessions(args: { adminId: string; currentIdHash: string; request: Request }) {
+  return endAsAdmin(args);
 }

@@ -62,6 +62,12 @@ export const toastKeys = [
   "account:admin.deletedMany",
   "account:sessions.ended",
   "account:sessions.endedOthers",
+  "admin:sessions.account.endedNone",
+  "admin:sessions.account.endedOne",
+  "admin:sessions.account.endedMany",
+  "admin:sessions.all.endedNone",
+  "admin:sessions.all.endedOne",
+  "admin:sessions.all.endedMany",
 ] as const;
 
 const toastSchema = z.object({

@@ -20,6 +20,7 @@ async function doors(cookie: string) {
   const overview = await adminPage("/betrieb", cookie);
   const audit = await adminPage("/betrieb/audit", cookie);
   const accounts = await adminPage("/betrieb/accounts", cookie);
+  const sessions = await adminPage("/betrieb/sessions", cookie);
   const csv = await callRoute(csvLoader, request("/betrieb/usage.csv", { cookie }), { adminPath: "betrieb" });
   const usage = await callRoute(usageLoader, request("/api/usage-dashboard", { cookie }));
   const health = await callRoute(healthLoader, request("/api/health", { cookie }));
@@ -27,6 +28,7 @@ async function doors(cookie: string) {
     overview,
     audit,
     accounts,
+    sessions,
     csv: { status: csv.status, text: await csv.text() },
     usage: { status: usage.status, body: await usage.json() },
     health: { status: health.status, body: await health.json() },
@@ -49,6 +51,8 @@ describe("the operator's admins", () => {
     expect(seen.audit.html).toContain("Audit-Protokoll");
     expect(seen.accounts.status).toBe(200);
     expect(seen.accounts.html).toContain("data-admin-delete");
+    expect(seen.sessions.status).toBe(200);
+    expect(seen.sessions.html).toContain('data-admin-sessions="all"');
     expect(seen.csv.status).toBe(200);
     expect(seen.csv.text).toContain("Endpunkt");
     expect(seen.usage.status).toBe(200);
@@ -69,13 +73,14 @@ describe("everyone else", () => {
   ])("%s (%s) is refused with 403 on every door, and learns nothing", async (_, email, verified) => {
     const { cookie, user } = await sessionFor(email, { verified });
     const seen = await doors(cookie);
-    for (const page of [seen.overview, seen.audit, seen.accounts]) {
+    for (const page of [seen.overview, seen.audit, seen.accounts, seen.sessions]) {
       expect(page.status).toBe(403);
       expect(page.html).toContain(DENIED_DE);
       expect(page.html).not.toContain("data-health-tile");
       expect(page.html).not.toContain("data-usage");
       expect(page.html).not.toContain("<table");
       expect(page.html).not.toContain("data-admin-delete");
+      expect(page.html).not.toContain("data-admin-sessions");
     }
     expect(seen.csv).toEqual({ status: 403, text: DENIED_DE });
     expect(seen.usage).toEqual({ status: 403, body: { detail: DENIED_EN } });
@@ -88,7 +93,15 @@ describe("everyone else", () => {
       .select("action")
       .execute();
     expect(refused.map((r) => r.action).sort()).toEqual(
-      ["admin.accounts", "admin.audit", "admin.dashboard", "admin.health", "admin.usage", "admin.usage_csv"].sort(),
+      [
+        "admin.accounts",
+        "admin.audit",
+        "admin.dashboard",
+        "admin.health",
+        "admin.sessions",
+        "admin.usage",
+        "admin.usage_csv",
+      ].sort(),
     );
   });
 

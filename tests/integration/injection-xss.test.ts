@@ -127,10 +127,15 @@ describe("every screen", () => {
       prompt: XSS.breakout,
     });
     const refusedAccount = await operator.form("/betrieb/accounts", { email: `${XSS.img}@x.example` });
+    const unknownSessions = await operator.form("/betrieb/sessions", {
+      intent: "end-account",
+      email: `${XSS.svg}@x.example`,
+    });
     for (const [response, echoed] of [
       [failedChat, `${XSS.svg} ${XSS.breakout}`],
       [invalidTemplate, XSS.img],
       [refusedAccount, `${XSS.img}@x.example`.toLowerCase()],
+      [unknownSessions, `${XSS.svg}@x.example`],
     ] as const) {
       expect(response.status).toBeGreaterThanOrEqual(400);
       const { html, problems } = await documentOf(response);

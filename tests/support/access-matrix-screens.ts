@@ -146,6 +146,7 @@ export const screenRoutes: Record<string, Check> = {
   "$adminPath._index": admin,
   "$adminPath.accounts": admin,
   "$adminPath.audit": admin,
+  "$adminPath.sessions": admin,
   "$adminPath_.usage[.]csv": admin,
   "api.usage-dashboard": admin,
   "api.health": admin,

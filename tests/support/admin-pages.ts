@@ -6,6 +6,7 @@ import AdminLayout, { loader as layoutLoader } from "~/routes/$adminPath";
 import AdminAccounts, { loader as accountsLoader } from "~/routes/$adminPath.accounts";
 import AdminAudit, { loader as auditLoader } from "~/routes/$adminPath.audit";
 import AdminOverview, { loader as overviewLoader } from "~/routes/$adminPath._index";
+import AdminSessions, { loader as sessionsLoader } from "~/routes/$adminPath.sessions";
 import { upsertUserByIdentity } from "~/models/user.server";
 import { createI18n, languageCookie } from "~/services/i18n.server";
 import { startSession } from "~/services/session.server";
@@ -29,6 +30,12 @@ const routes = [
         path: "accounts",
         loader: (a: any) => accountsLoader(a),
         Component: AdminAccounts,
+      },
+      {
+        id: "routes/$adminPath.sessions",
+        path: "sessions",
+        loader: (a: any) => sessionsLoader(a),
+        Component: AdminSessions,
       },
     ],
   },

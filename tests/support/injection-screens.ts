@@ -82,8 +82,9 @@ export const screens: Record<string, ScreenEntry> = {
       "shown for a moment after a real code exchange; it renders only a translated title and the return path, " +
       "which goes through safeRedirect (a same-origin path) — the same value the login page's checks above cover",
   },
-  $adminPath: { reason: "the admin layout: seen around the three admin pages below" },
+  $adminPath: { reason: "the admin layout: seen around the four admin pages below" },
   "$adminPath._index": { pages: () => [{ path: "/betrieb?period=30d", shows: ["userName"], who: "operator" }] },
   "$adminPath.accounts": { pages: () => [{ path: "/betrieb/accounts", shows: [], who: "operator" }] },
   "$adminPath.audit": { pages: () => [{ path: "/betrieb/audit", shows: [], who: "operator" }] },
+  "$adminPath.sessions": { pages: () => [{ path: "/betrieb/sessions", shows: [], who: "operator" }] },
 };

@@ -1,0 +1,138 @@
+import { json, redirect, type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-run/node";
+import { Form, useActionData, useLoaderData } from "@remix-run/react";
+import { useTranslation } from "react-i18next";
+import { danger } from "~/components/ui/buttons";
+import type { RouteHandle } from "~/components/page-scripts";
+import { findUsersByEmail } from "~/models/account.server";
+import { adminGate } from "~/services/admin.server";
+import { audit } from "~/services/audit.server";
+import { getFixedTFor, getLanguage } from "~/services/i18n.server";
+import { endEveryonesSessions, endSessionsOfAccounts } from "~/services/session-list.server";
+import { setToast, type Toast } from "~/services/toast.server";
+
+// Admins end sessions (ASVS 5.0 7.4.5; ADR 0003): every session of the account named by its exact e-mail address,
+// or every session of everyone. Sessions are rows looked up on every request, so an ended one is a signed-out
+// browser at its next request. The admin's current session always stays. Two plain forms, no JavaScript; of the
+// posted fields only `intent`, `email` and `confirm` are read.
+
+export const handle: RouteHandle = { i18n: ["common", "admin"] };
+
+const MAX_EMAIL = 320;
+
+type Intent = "end-account" | "end-all";
+type ActionData = { intent: Intent | null; error: string | null; email: string };
+
+export async function loader({ request, params }: LoaderFunctionArgs) {
+  const gate = await adminGate(request, params, "admin.sessions");
+  return json({ denied: !gate.admin }, { status: gate.admin ? 200 : 403 });
+}
+
+export async function action({ request, params }: ActionFunctionArgs) {
+  const gate = await adminGate(request, params);
+  if (!gate.admin) {
+    await audit({ userId: gate.user.id, action: "admin.sessions-end", outcome: "denied", request });
+    return json<ActionData>({ intent: null, error: null, email: "" }, { status: 403 });
+  }
+  const form = await request.formData();
+  const intent = form.get("intent");
+  if (intent !== "end-account" && intent !== "end-all") throw new Response("Unknown intent", { status: 400 });
+  const email =
+    intent === "end-account"
+      ? String(form.get("email") ?? "")
+          .trim()
+          .slice(0, MAX_EMAIL)
+      : "";
+  const t = await getFixedTFor(await getLanguage(request), ["admin"]);
+  const refuse = (key: string, status: number) => json<ActionData>({ intent, error: t(key), email }, { status });
+  const args = { adminId: gate.user.id, currentIdHash: gate.currentIdHash, request };
+
+  if (intent === "end-account") {
+    const accounts = email ? await findUsersByEmail(email) : [];
+    if (accounts.length === 0) return refuse("admin:sessions.account.notFound", 404);
+    const count = await endSessionsOfAccounts({ ...args, userIds: accounts.map((account) => account.id) });
+    return ended(request, "account", count, { email: email.toLowerCase() });
+  }
+  if (form.get("confirm") !== "yes") return refuse("admin:sessions.all.confirmRequired", 400);
+  return ended(request, "all", await endEveryonesSessions(args), {});
+}
+
+async function ended(request: Request, form: "account" | "all", count: number, values: Record<string, string>) {
+  const amount = count === 0 ? "endedNone" : count === 1 ? "endedOne" : "endedMany";
+  const toast = await setToast({
+    type: "success",
+    key: `admin:sessions.${form}.${amount}` satisfies Toast["key"],
+    values: { ...values, count: String(count) },
+  });
+  throw redirect(new URL(request.url).pathname, { headers: { "Set-Cookie": toast } });
+}
+
+export default function AdminSessions() {
+  const { denied } = useLoaderData<typeof loader>();
+  const actionData = useActionData<typeof action>();
+  const { t } = useTranslation("admin");
+  if (denied) return null;
+  const errorOf = (intent: Intent) =>
+    actionData?.intent === intent && actionData.error ? (
+      <p role="alert" className="rounded border border-red-300 bg-red-50 px-3 py-2 text-red-800">
+        {actionData.error}
+      </p>
+    ) : null;
+  return (
+    <section aria-labelledby="sessions-title" className="max-w-2xl space-y-6">
+      <div>
+        <h2 id="sessions-title" className="text-lg font-semibold">
+          {t("sessions.title")}
+        </h2>
+        <p className="text-sm text-slate-600">{t("sessions.intro")}</p>
+      </div>
+      <Form
+        method="post"
+        aria-labelledby="sessions-account-title"
+        className="space-y-4 rounded-lg border border-slate-200 bg-white p-4 text-sm"
+        data-admin-sessions="account"
+      >
+        <h3 id="sessions-account-title" className="font-semibold">
+          {t("sessions.account.title")}
+        </h3>
+        <p className="text-slate-600">{t("sessions.account.intro")}</p>
+        {errorOf("end-account")}
+        <input type="hidden" name="intent" value="end-account" />
+        <label className="flex flex-col gap-1">
+          {t("sessions.account.email")}
+          <input
+            type="email"
+            name="email"
+            required
+            maxLength={MAX_EMAIL}
+            autoComplete="off"
+            defaultValue={actionData?.intent === "end-account" ? actionData.email : ""}
+            className="rounded-md border border-slate-300 px-2 py-1.5"
+          />
+        </label>
+        <button type="submit" className={danger} data-action="admin-end-account-sessions">
+          {t("sessions.account.submit")}
+        </button>
+      </Form>
+      <Form
+        method="post"
+        aria-labelledby="sessions-all-title"
+        className="space-y-4 rounded-lg border border-red-200 bg-white p-4 text-sm"
+        data-admin-sessions="all"
+      >
+        <h3 id="sessions-all-title" className="font-semibold">
+          {t("sessions.all.title")}
+        </h3>
+        <p className="text-slate-600">{t("sessions.all.intro")}</p>
+        {errorOf("end-all")}
+        <input type="hidden" name="intent" value="end-all" />
+        <label className="flex items-start gap-2">
+          <input type="checkbox" name="confirm" value="yes" className="mt-0.5" required />
+          <span>{t("sessions.all.confirm")}</span>
+        </label>
+        <button type="submit" className={danger} data-action="admin-end-all-sessions">
+          {t("sessions.all.submit")}
+        </button>
+      </Form>
+    </section>
+  );
+}
