@@ -53,7 +53,16 @@ export default tseslint.config(
     },
   },
   {
-    files: ["scripts/**/*.mjs", "bench/**/*.mjs", "*.config.js", "server.mjs", "server-app.mjs", "server-log.mjs"],
+    files: [
+      "scripts/**/*.mjs",
+      "bench/**/*.mjs",
+      "*.config.js",
+      "server.mjs",
+      "server-app.mjs",
+      "server-log.mjs",
+      "server-listen.mjs",
+      "server-tls.mjs",
+    ],
     languageOptions: { globals: globals.node },
   },
 );

@@ -7,6 +7,8 @@
 // behaviour of tests/support/fake-llm-letters.ts). One user's whole workflow goes through nginx, as the JSON API
 // and the live door's clients make the calls: sign-in, an upload in parts, the transcript (made by the worker),
 // the letter (worker), a refinement saved as a version, and a live recording over the WebSocket door, saved.
+// nginx reaches the instances over TLS, as the shipped configuration does (ADR 0022): each serves HTTPS with a
+// certificate from an internal CA made for the run (scripts/internal-ca.mjs), which nginx verifies.
 // Meanwhile instances are stopped four times: A by SIGTERM in the middle of the upload and by SIGKILL while the
 // letter is being written, the instance answering a refinement by SIGTERM while the request is in flight on it,
 // and the instance holding the live recording's socket by SIGTERM mid-recording. Each is started again after.
@@ -23,6 +25,7 @@
 import { execFile, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
+import https from "node:https";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -31,6 +34,7 @@ import pg from "pg";
 import WebSocket from "ws";
 import { signIn as followSignIn, writeSilentWav } from "../bench/support.mjs";
 import { bundleForNode } from "./bundle-source.mjs";
+import { INSTANCE_HOST, makeInternalCa } from "./internal-ca.mjs";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const BASE = Number(process.env.SCALE_OUT_PORT ?? 3860);
@@ -173,6 +177,22 @@ function sharedEnv({ database, cookieSecret, clientSecret, s3, fakes }) {
 
 let baseEnv;
 const pids = new Map(); // pid → instance name, for the live runner's row
+// The internal CA nginx trusts, and the one certificate (for INSTANCE_HOST) both instances serve.
+let internalCa;
+let instanceTls;
+
+/** The instance's health check, straight to it over HTTPS: trusting only the internal CA, checking the name. */
+function instanceHealthy(port) {
+  return new Promise((resolve) => {
+    const options = { host: "127.0.0.1", port, servername: INSTANCE_HOST, ca: fs.readFileSync(internalCa.caFile) };
+    https
+      .get({ ...options, path: "/resources/healthz" }, (response) => {
+        response.resume();
+        resolve(response.statusCode === 200);
+      })
+      .once("error", () => resolve(false));
+  });
+}
 
 async function startInstance(name) {
   const t0 = Date.now();
@@ -182,16 +202,17 @@ async function startInstance(name) {
     HOST: "127.0.0.1",
     INSTANCE_NAME: name,
     DATA_DIR: path.join(tmp, `data-${name}`),
+    TLS_CERT_FILE: instanceTls.certFile,
+    TLS_KEY_FILE: instanceTls.keyFile,
   });
   pids.set(entry.pid, name);
-  const url = `http://127.0.0.1:${PORTS[name]}/resources/healthz`;
   await Promise.race([
-    waitFor(`instance ${name} up`, () => fetch(url).then((r) => r.ok)),
+    waitFor(`instance ${name} up`, () => instanceHealthy(PORTS[name])),
     entry.exited.then(({ code }) => {
       throw new ProofError(`instance ${name} exited with ${code} while starting:\n${tail(entry.log)}`);
     }),
   ]);
-  note(`instance ${name} up on :${PORTS[name]} (pid ${entry.pid}) in ${Date.now() - t0} ms`);
+  note(`instance ${name} up on https :${PORTS[name]} (pid ${entry.pid}) in ${Date.now() - t0} ms`);
   return entry;
 }
 
@@ -199,8 +220,9 @@ async function startInstance(name) {
 // nginx: round-robin over A and B, with the locations the repository ships for production
 // (deploy/nginx/skribent-locations.conf: WebSocket upgrade for the live door, 70 MB bodies streamed, forwarding
 // headers — X-Forwarded-For overwritten, not appended to, which the instances' TRUST_PROXY=loopback takes as the
-// client — and the request id). Only the TLS server around them (deploy/nginx/skribent.conf) is left out here; it
-// has its own test (tests/integration/deploy-nginx.test.ts).
+// client — and the request id — and TLS to the instances, verified against the internal CA and INSTANCE_HOST, which
+// the server block names as skribent.conf does). Only the TLS server towards the clients (deploy/nginx/skribent.conf)
+// is left out here; it has its own test (tests/integration/deploy-nginx.test.ts).
 
 function nginxConfig(dir) {
   return `worker_processes 1;
@@ -221,6 +243,8 @@ http {
   }
   server {
     listen 127.0.0.1:${PORTS.nginx};
+    proxy_ssl_trusted_certificate ${internalCa.caFile};
+    proxy_ssl_name ${INSTANCE_HOST};
     include ${path.join(ROOT, "deploy/nginx/skribent-locations.conf")};
   }
 }
@@ -453,6 +477,8 @@ async function main() {
   cleanups.push(() => idp.close());
   note(`identity provider ${idp.issuer} (the development provider, on its own: neither instance runs one)`);
 
+  internalCa = makeInternalCa(path.join(tmp, "internal-ca"));
+  instanceTls = internalCa.issue(INSTANCE_HOST);
   baseEnv = sharedEnv({
     database,
     cookieSecret: randomBytes(32).toString("base64url"),
@@ -482,7 +508,9 @@ async function main() {
     `daemon off; pid ${nginxDir}/nginx.pid; error_log stderr;`,
   ]);
   await waitFor("nginx up", () => fetch(`${APP}/resources/healthz`).then((r) => r.ok));
-  note(`nginx up on :${PORTS.nginx} (pid ${nginx.pid}), round-robin over A :${PORTS.A} and B :${PORTS.B}`);
+  note(
+    `nginx up on :${PORTS.nginx} (pid ${nginx.pid}), round-robin over A :${PORTS.A} and B :${PORTS.B}, over verified TLS`,
+  );
   endStep();
 
   // ---------------------------------------------------------------------------------------------------

@@ -1,20 +1,26 @@
+import fs from "node:fs";
 import http from "node:http";
 import https from "node:https";
-import net from "node:net";
+import os from "node:os";
+import path from "node:path";
 import tls from "node:tls";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { parseEnv, setConfig } from "~/services/config.server";
 import { getDb } from "~/services/db.server";
 import { createLiveSession } from "~/services/live/sessions.server";
+import { INSTANCE_HOST, makeInternalCa } from "../../scripts/internal-ca.mjs";
 import { installStructuredConsole } from "../../server-log.mjs";
+import { readTlsSettings } from "../../server-tls.mjs";
 import { startNginxFront, SERVER_NAME, type NginxFront } from "../support/nginx-front";
 import { startServerApp } from "../support/server-app";
 import { APP_URL, setupTestApp, signedInUser } from "../setup/app";
 
 // The TLS-terminating balancer the repository ships (deploy/nginx/skribent.conf with skribent-locations.conf), run
 // by Debian's nginx in front of the app's own Express layer: what reaches the app and what a client meets
-// (ASVS 4.1.2, 4.1.3, 4.2.1, 12.1.1, 12.1.2). The scale-out proof runs a whole workflow through the same locations.
+// (ASVS 4.1.2, 4.1.3, 4.2.1, 12.1.1, 12.1.2). The app serves HTTPS with a certificate from a test internal CA, as the
+// shipped file expects (ADR 0022; what nginx does with any other certificate: deploy-nginx-instance-tls.test.ts).
+// The scale-out proof runs a whole workflow through the same locations.
 const app = setupTestApp({ provider: true });
 
 let server: Awaited<ReturnType<typeof startServerApp>>;
@@ -22,6 +28,9 @@ let front: NginxFront;
 /** Request lines the app wrote: what nginx forwarded. */
 const appLines: string[] = [];
 let uninstall: () => void;
+let caDir: string;
+/** The internal CA's certificate: what a client of the instance itself trusts. */
+let instanceCa: string;
 
 beforeAll(async () => {
   uninstall = installStructuredConsole({
@@ -31,13 +40,18 @@ beforeAll(async () => {
   });
   // The instances believe only the balancer (TRUST_PROXY), as skribent.conf's header comment asks.
   setConfig({ ...app.config, trustProxy: parseEnv({ TRUST_PROXY: "loopback" }).TRUST_PROXY });
-  server = await startServerApp();
-  front = await startNginxFront(Number(new URL(server.url).port));
+  caDir = fs.mkdtempSync(path.join(os.tmpdir(), "skribent-internal-ca-"));
+  const ca = makeInternalCa(caDir);
+  const { certFile, keyFile } = ca.issue(INSTANCE_HOST);
+  instanceCa = fs.readFileSync(ca.caFile, "utf8");
+  server = await startServerApp({ tls: readTlsSettings({ TLS_CERT_FILE: certFile, TLS_KEY_FILE: keyFile }) });
+  front = await startNginxFront(server.port, { instanceCa: ca.caFile });
 });
 
 afterAll(async () => {
   await front?.stop();
   await server?.close();
+  if (caDir) fs.rmSync(caDir, { recursive: true, force: true });
   uninstall?.();
   setConfig(app.config);
 });
@@ -95,7 +109,7 @@ function handshake(options: tls.ConnectionOptions) {
 }
 
 /** Sends raw bytes and returns the first line of the answer. */
-function rawRequest(connect: () => net.Socket, bytes: string) {
+function rawRequest(connect: () => tls.TLSSocket, bytes: string) {
   return new Promise<string>((resolve, reject) => {
     const socket = connect();
     let answer = "";
@@ -236,9 +250,8 @@ describe("request smuggling (message boundaries)", () => {
     );
     expect(atBalancer).toBe("HTTP/1.1 400 Bad Request");
 
-    const { port } = new URL(server.url);
     const atApp = await rawRequest(
-      () => net.connect({ host: "127.0.0.1", port: Number(port) }),
+      () => tls.connect({ host: "127.0.0.1", port: server.port, servername: INSTANCE_HOST, ca: instanceCa }),
       ambiguous("localhost"),
     );
     expect(atApp).toBe("HTTP/1.1 400 Bad Request");

@@ -4,10 +4,13 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import tls from "node:tls";
+import { INSTANCE_HOST } from "../../scripts/internal-ca.mjs";
 
 // The shipped balancer configuration (deploy/nginx/skribent.conf) run as it is, by Debian's nginx on loopback, in
 // front of an app the test started: only its example host addresses, certificate paths and include path are
-// replaced, each of which must be found — a changed file fails here rather than going untested.
+// replaced, each of which must be found — a changed file fails here rather than going untested. The app serves
+// HTTPS (TLS_CERT_FILE, TLS_KEY_FILE) with a certificate for INSTANCE_HOST, the name the file verifies, from the
+// internal CA the test names (`instanceCa`, scripts/internal-ca.mjs).
 
 const NGINX = process.env.NGINX ?? "/usr/sbin/nginx";
 const DEPLOY = path.resolve("deploy/nginx");
@@ -63,11 +66,19 @@ export type NginxFront = {
   httpsPort: number;
   /** The certificate to trust (PEM). */
   ca: string;
+  /** What nginx wrote to its error log so far. */
+  errorLog(): string;
   stop(): Promise<void>;
 };
 
-/** Starts nginx with the shipped configuration in front of the app at `appPort`. */
-export async function startNginxFront(appPort: number): Promise<NginxFront> {
+/**
+ * Starts nginx with the shipped configuration in front of the app at `appPort`, trusting the instance certificates
+ * `instanceCa` (a PEM file) issued; null leaves its `proxy_ssl_trusted_certificate` out.
+ */
+export async function startNginxFront(
+  appPort: number,
+  { instanceCa }: { instanceCa: string | null },
+): Promise<NginxFront> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "skribent-nginx-"));
   const { cert, key } = makeCertificate(dir);
   const [httpPort, httpsPort] = [await freePort(), await freePort()];
@@ -81,6 +92,12 @@ export async function startNginxFront(appPort: number): Promise<NginxFront> {
   );
   site = replaceOnce(site, "/etc/ssl/skribent/fullchain.pem", cert);
   site = replaceOnce(site, "/etc/ssl/skribent/privkey.pem", key);
+  site =
+    instanceCa === null
+      ? replaceOnce(site, "proxy_ssl_trusted_certificate /etc/ssl/skribent/internal-ca.pem;", "")
+      : replaceOnce(site, "/etc/ssl/skribent/internal-ca.pem", instanceCa);
+  // The name every instance's certificate must be for stays as shipped; it must be there, once.
+  site = replaceOnce(site, `proxy_ssl_name ${INSTANCE_HOST};`, `proxy_ssl_name ${INSTANCE_HOST};`);
   site = replaceOnce(site, "server 10.0.0.11:3000", `server 127.0.0.1:${appPort}`);
   site = replaceOnce(site, "    server 10.0.0.12:3000 max_fails=1 fail_timeout=2s;\n", "");
   site = replaceOnce(site, "/etc/nginx/conf.d/skribent-locations.conf", path.join(DEPLOY, "skribent-locations.conf"));
@@ -106,6 +123,7 @@ export async function startNginxFront(appPort: number): Promise<NginxFront> {
   for (let attempt = 0; !(await reachable(httpsPort, ca)); attempt += 1) {
     if (child.exitCode !== null || attempt > 200) {
       child.kill("SIGKILL");
+      fs.rmSync(dir, { recursive: true, force: true });
       throw new Error(`nginx did not start: ${errors || `exit ${child.exitCode}`}`);
     }
     await new Promise((resolve) => setTimeout(resolve, 50));
@@ -114,6 +132,7 @@ export async function startNginxFront(appPort: number): Promise<NginxFront> {
     httpPort,
     httpsPort,
     ca,
+    errorLog: () => errors,
     async stop() {
       child.kill("SIGTERM");
       await exited;

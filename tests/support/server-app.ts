@@ -1,23 +1,27 @@
-import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { createServerApp } from "../../server-app.mjs";
+import { listen } from "../../server-listen.mjs";
 import { sourceBuild } from "./remix-document";
 
 // The Express layer of `node server.mjs` (server-app.mjs) on a port of its own, over the app built from the source
 // files: what an operator's proxy or a browser meets first — static files, the client address, the checks before
-// Remix, the live door's upgrade. It reads the configuration the test installed when it starts.
+// Remix, the live door's upgrade. It reads the configuration the test installed when it starts. It listens as
+// server.mjs does (server-listen.mjs): over HTTPS when `tls` holds what server-tls.mjs read from TLS_CERT_FILE and
+// TLS_KEY_FILE.
 
-export async function startServerApp(options: { publicDir?: string; assetsBuildDirectory?: string } = {}) {
-  const { assetsBuildDirectory, publicDir } = options;
+export async function startServerApp(
+  options: { publicDir?: string; assetsBuildDirectory?: string; tls?: { cert: Buffer; key: Buffer } } = {},
+) {
+  const { assetsBuildDirectory, publicDir, tls } = options;
   const source = await sourceBuild();
   const build = assetsBuildDirectory ? { ...source, assetsBuildDirectory } : source;
   const { app, upgrade } = createServerApp({ build, mode: "production", publicDir });
-  const server = http.createServer(app);
-  server.on("upgrade", (req, socket, head) => void upgrade(req, socket, head));
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { server } = await listen({ app, upgrade, port: 0, host: "127.0.0.1", tls });
   const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `${tls ? "https" : "http"}://127.0.0.1:${port}`,
+    port,
+    server,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
