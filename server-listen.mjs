@@ -3,7 +3,7 @@
 // — the same Express app, the same WebSocket upgrade of the live door, the same graceful stop on either.
 import http from "node:http";
 import https from "node:https";
-import { TLS_MIN_VERSION } from "./server-tls.mjs";
+import { TLS_CIPHERS, TLS_MIN_VERSION } from "./server-tls.mjs";
 
 // A graceful stop (README "Production topology"): a load balancer's instance is stopped while requests are in
 // flight on it (a refinement waiting for the model, an upload check). On drain() the server stops accepting
@@ -24,7 +24,9 @@ export const DRAIN_MS = 20_000;
  * @returns {Promise<{ server: http.Server | https.Server; drain: () => Promise<void> }>}
  */
 export function listen({ app, upgrade, port, host, tls }) {
-  const server = tls ? https.createServer({ ...tls, minVersion: TLS_MIN_VERSION }, app) : http.createServer(app);
+  const server = tls
+    ? https.createServer({ ...tls, minVersion: TLS_MIN_VERSION, ciphers: TLS_CIPHERS, honorCipherOrder: true }, app)
+    : http.createServer(app);
   server.on("upgrade", (req, socket, head) => void upgrade(req, socket, head));
 
   const open = new Set();

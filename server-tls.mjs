@@ -7,8 +7,25 @@ import { X509Certificate, createPrivateKey } from "node:crypto";
 import fs from "node:fs";
 import tls from "node:tls";
 
-/** The oldest protocol the server accepts; Node's default cipher list is kept (no weak suites in it). */
+/** The oldest protocol the server accepts. */
 export const TLS_MIN_VERSION = "TLSv1.2";
+
+/**
+ * The suites the instance accepts, as the shipped balancer does for browsers (deploy/nginx/skribent.conf): TLS 1.3's
+ * three, and under TLS 1.2 only forward-secret AEAD suites. Node's default list also accepts CBC suites and RSA key
+ * exchange under TLS 1.2.
+ */
+export const TLS_CIPHERS = [
+  "TLS_AES_128_GCM_SHA256",
+  "TLS_AES_256_GCM_SHA384",
+  "TLS_CHACHA20_POLY1305_SHA256",
+  "ECDHE-ECDSA-AES128-GCM-SHA256",
+  "ECDHE-RSA-AES128-GCM-SHA256",
+  "ECDHE-ECDSA-AES256-GCM-SHA384",
+  "ECDHE-RSA-AES256-GCM-SHA384",
+  "ECDHE-ECDSA-CHACHA20-POLY1305",
+  "ECDHE-RSA-CHACHA20-POLY1305",
+].join(":");
 
 export class TlsSettingsError extends Error {
   /** @param {string[]} problems */

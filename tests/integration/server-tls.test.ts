@@ -101,6 +101,15 @@ describe("an instance with TLS_CERT_FILE and TLS_KEY_FILE", () => {
     expect(old).toEqual({ error: expect.stringMatching(/alert protocol version/) });
   });
 
+  it("accepts under TLS 1.2 only forward-secret AEAD suites, as the balancer does", async () => {
+    const tls12 = (ciphers: string) => handshake({ maxVersion: "TLSv1.2", ciphers });
+    // The instance's certificate has an EC key: the ECDSA suites are the ones it could use.
+    expect(await tls12("ECDHE-ECDSA-AES256-GCM-SHA384")).toMatchObject({ protocol: "TLSv1.2" });
+    // CBC suites, forward-secret but not AEAD: in Node's default list, refused here.
+    for (const weak of ["ECDHE-ECDSA-AES128-SHA256", "ECDHE-ECDSA-AES256-SHA"])
+      expect(await tls12(weak), weak).toEqual({ error: expect.stringMatching(/handshake failure/) });
+  });
+
   it("refuses plain HTTP on its port: no answer, nothing reaches the app", async () => {
     const before = { ...seen };
     const plain = await new Promise<string>((resolve) => {
