@@ -4,6 +4,7 @@ import { acrValuesSetting } from "./config-acr.server";
 import { engineIssues, llmConfig, speechConfig } from "./config-engines.server";
 import { persistedDevSecret, persistedDevSecretList, secretListSetting } from "./config-secrets.server";
 import { trustProxySetting } from "./config-proxy.server";
+import { isLoopbackHost, transportIssues } from "./config-transport.server";
 import { workspaceConfig, workspaceEnvShape } from "./config-workspace.server";
 import { LOG_FORMATS } from "../../server-log.mjs";
 
@@ -16,9 +17,6 @@ const bool = z
   .enum(["true", "false", "1", "0"], { message: "must be true or false" })
   .transform((v) => v === "true" || v === "1");
 const optionalUrl = z.string().url().optional();
-
-/** An http APP_URL is allowed in production only on this machine (a trial, the scale-out proof). */
-const isLoopback = (hostname: string) => ["localhost", "127.0.0.1", "[::1]"].includes(hostname);
 
 const schema = z
   .object({
@@ -123,10 +121,11 @@ const schema = z
       if (!env.COOKIE_SECRET) issues.push(["COOKIE_SECRET", "is required in production"]);
       if (!env.APP_URL) issues.push(["APP_URL", "is required in production"]);
       // Secure cookies, HSTS and the __Host- prefix follow an https APP_URL (ASVS 12.2.1); loopback is for trials.
-      else if (new URL(env.APP_URL).protocol !== "https:" && !isLoopback(new URL(env.APP_URL).hostname))
+      else if (new URL(env.APP_URL).protocol !== "https:" && !isLoopbackHost(new URL(env.APP_URL).hostname))
         issues.push(["APP_URL", "must be https in production (http only for localhost)"]);
       if (env.STORAGE_DRIVER === "local" && !env.STORAGE_SIGNING_SECRET)
         issues.push(["STORAGE_SIGNING_SECRET", "is required in production"]);
+      issues.push(...transportIssues(env));
     }
     if (env.OIDC_ISSUER && !(env.OIDC_CLIENT_ID && env.OIDC_CLIENT_SECRET))
       issues.push(["OIDC_CLIENT_ID", "and OIDC_CLIENT_SECRET are required with OIDC_ISSUER"]);
