@@ -9,6 +9,7 @@ import { boot } from "~/services/boot.server";
 import { getConfig } from "~/services/config.server";
 import { createI18n, getLanguage } from "~/services/i18n.server";
 import { audit, CLIENT_ADDRESS_HEADER } from "~/services/audit.server";
+import { auditNotFound } from "~/services/not-found-audit.server";
 import { applySecurityHeaders, createNonce, isCrossSiteWrite } from "~/services/security.server";
 
 // Boot before the first request: an invalid configuration stops the process
@@ -67,6 +68,8 @@ export default async function handleRequest(
   remixContext: EntryContext,
 ) {
   const config = getConfig();
+  // A page answered 404 — another user's id, or none — to a signed-in user is a denied attempt (ASVS 16.3.2).
+  if (responseStatusCode === 404) await auditNotFound(request).catch(() => undefined);
   const nonce = createNonce();
   const i18n = await createI18n(await getLanguage(request));
   applySecurityHeaders(responseHeaders, {

@@ -7,6 +7,7 @@ import { DomainError, statusFor } from "./domain-error.server";
 import { getFixedTFor } from "./i18n.server";
 import { applySecurityHeaders } from "./security.server";
 import { requireUser, type SessionUser } from "./session.server";
+import { auditNotFound, rememberApiCaller } from "./not-found-audit.server";
 import { isServiceUnavailable, RETRY_AFTER_SECONDS } from "./unavailable.server";
 import { endpointOfPath, meterCall } from "./usage.server";
 
@@ -45,6 +46,7 @@ export class ServiceUnavailableError extends ApiError {
 /** The caller of a JSON call; once known, the call is metered (one usage row, not waited for). */
 export async function requireApiUser(request: Request): Promise<SessionUser & { via: "bearer" | "session" }> {
   const user = await identifyApiUser(request);
+  rememberApiCaller(request, user.id);
   meterCall(user.id, endpointOfPath(new URL(request.url).pathname));
   return user;
 }
@@ -146,25 +148,32 @@ function unavailable(error: unknown) {
 /** Wraps an API loader/action: maps ApiError, services that are down and unexpected failures to JSON. */
 export function apiRoute<A extends { request: Request }>(handler: (args: A) => Promise<Response>) {
   return async (args: A) => {
-    try {
-      return await handler(args);
-    } catch (thrown) {
-      const error = isServiceUnavailable(thrown) ? unavailable(thrown) : thrown;
-      if (error instanceof ServiceUnavailableError) {
-        return apiErrorResponse(503, error.detail, { "Retry-After": String(RETRY_AFTER_SECONDS) });
-      }
-      if (error instanceof ApiError) return apiErrorResponse(error.status, error.detail, error.headers);
-      if (error instanceof DomainError) {
-        // The JSON API speaks the SPEC's English messages.
-        const ns = error.message.includes(":") ? error.message.split(":")[0] : "common";
-        const t = await getFixedTFor("en", ["common", ns]);
-        return apiErrorResponse(statusFor(error.kind), t(error.message, error.values));
-      }
-      if (error instanceof Response) {
-        return apiErrorResponse(error.status, error.statusText || `API request failed: ${error.status}`);
-      }
-      console.warn("[api] unexpected failure:", error instanceof Error ? error.message : error);
-      return apiErrorResponse(500, "Internal server error");
-    }
+    const response = await answer(handler, args);
+    // Another user's id is a 404 (never 403): audited as a denied attempt (ASVS 16.3.2).
+    if (response.status === 404) await auditNotFound(args.request).catch(() => undefined);
+    return response;
   };
+}
+
+async function answer<A extends { request: Request }>(handler: (args: A) => Promise<Response>, args: A) {
+  try {
+    return await handler(args);
+  } catch (thrown) {
+    const error = isServiceUnavailable(thrown) ? unavailable(thrown) : thrown;
+    if (error instanceof ServiceUnavailableError) {
+      return apiErrorResponse(503, error.detail, { "Retry-After": String(RETRY_AFTER_SECONDS) });
+    }
+    if (error instanceof ApiError) return apiErrorResponse(error.status, error.detail, error.headers);
+    if (error instanceof DomainError) {
+      // The JSON API speaks the SPEC's English messages.
+      const ns = error.message.includes(":") ? error.message.split(":")[0] : "common";
+      const t = await getFixedTFor("en", ["common", ns]);
+      return apiErrorResponse(statusFor(error.kind), t(error.message, error.values));
+    }
+    if (error instanceof Response) {
+      return apiErrorResponse(error.status, error.statusText || `API request failed: ${error.status}`);
+    }
+    console.warn("[api] unexpected failure:", error instanceof Error ? error.message : error);
+    return apiErrorResponse(500, "Internal server error");
+  }
 }

@@ -1,0 +1,77 @@
+import { beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { getDb } from "~/services/db.server";
+import { NOT_FOUND_AUDITS_PER_WINDOW, resetNotFoundBudgets } from "~/services/not-found-audit.server";
+import { sessionFor } from "../support/admin-pages";
+import { browserFor, type Browser } from "../support/injection-world";
+import { seedTranscribedRecording } from "../support/letter-fixtures";
+import { serve } from "../support/remix-document";
+import { request, setupTestApp } from "../setup/app";
+
+// ASVS 5.0 16.3.2: another user's id or key is answered 404 (never 403, never data); the attempt leaves a denied
+// row in the audit trail naming the caller and the path — through the whole app, for a page and a JSON call.
+setupTestApp();
+
+let anna: { userId: string; transcriptKey: string };
+let jonas: Browser;
+let jonasId: string;
+
+beforeAll(async () => {
+  const owner = await sessionFor("anna@praxis-notfound.example");
+  const { transcriptKey } = await seedTranscribedRecording({
+    ownerId: owner.user.id,
+    lines: [{ speaker: "S1", text: "Befund von Anna" }],
+    fileName: "anna.wav",
+  });
+  anna = { userId: owner.user.id, transcriptKey };
+  const other = await sessionFor("jonas@praxis-notfound.example");
+  jonasId = other.user.id;
+  jonas = await browserFor(other.cookie);
+}, 60_000);
+
+beforeEach(async () => {
+  resetNotFoundBudgets();
+  await getDb().deleteFrom("audit_events").where("action", "=", "access.not-found").execute();
+});
+
+const deniedRows = () =>
+  getDb()
+    .selectFrom("audit_events")
+    .where("action", "=", "access.not-found")
+    .select(["user_id", "entity_type", "entity_id", "outcome"])
+    .orderBy("id")
+    .execute();
+
+describe("another user's key", () => {
+  it("is a 404 with a denied audit row naming the caller, for a JSON call and a page", async () => {
+    const api = `/api/transcript_v2/${anna.transcriptKey}`;
+    const page = `/transcriptions/${anna.transcriptKey.replace(/^transcripts\//, "")}`;
+    for (const path of [api, page]) {
+      const answer = await jonas.get(path);
+      expect(answer.status, path).toBe(404);
+      expect(await answer.text(), path).not.toContain("Befund von Anna");
+    }
+    const rows = await deniedRows();
+    expect(rows).toEqual([
+      { user_id: jonasId, entity_type: "path", entity_id: api, outcome: "denied" },
+      { user_id: jonasId, entity_type: "path", entity_id: page, outcome: "denied" },
+    ]);
+  });
+
+  it("is not audited for a caller who is not signed in: there is nobody to name", async () => {
+    const answer = await serve(request(`/api/transcript_v2/${anna.transcriptKey}`));
+    expect(answer.status).toBe(401);
+    expect(await deniedRows()).toEqual([]);
+  });
+
+  it("writes a bounded number of rows when someone walks through ids", async () => {
+    for (let guess = 0; guess < NOT_FOUND_AUDITS_PER_WINDOW + 5; guess++) {
+      const answer = await jonas.get(`/api/transcript_v2/transcripts/${anna.userId}/guess-${guess}.json`);
+      expect(answer.status).toBe(404);
+    }
+    const rows = await deniedRows();
+    expect(rows).toHaveLength(NOT_FOUND_AUDITS_PER_WINDOW);
+    expect(rows.at(-1)!.entity_id).toBe(
+      `/api/transcript_v2/transcripts/${anna.userId}/guess-${NOT_FOUND_AUDITS_PER_WINDOW - 1}.json`,
+    );
+  });
+});
