@@ -10,7 +10,7 @@ import { APP_URL, request, setupTestApp, signedInUser } from "../setup/app";
 
 // ASVS 15.3.7, HTTP parameter pollution: a field sent twice — one value the user's own, one the other user's —
 // in a form, a query string or a JSON body. Each handler reads one defined value (a form's and a query's first,
-// JSON.parse's last, Object.fromEntries' last on Settings › sessions), and whichever it is, the ownership check
+// JSON.parse's last), and whichever it is, the ownership check
 // runs on that very value: the other user's recording, letter, template and session stay as they were, and the
 // answer is a 404 or an action on the user's own object only.
 const app = setupTestApp();
@@ -296,22 +296,22 @@ describe("a JSON key sent twice", () => {
 });
 
 describe("Settings › sessions with the session field twice", () => {
-  it("never ends Berta's session: the last value is the one checked (Object.fromEntries)", async () => {
+  it("never ends Berta's session: the first value is the one checked, as in every form", async () => {
     const [, annaOther] = await publicIdsOf(anna.userId);
     expect(annaOther).toBeDefined();
-    const hersLast = await annaForm("/settings/sessions", [
+    const hersFirst = await annaForm("/settings/sessions", [
       ["intent", "end"],
-      ["session", annaOther!],
       ["session", berta.sessionId],
+      ["session", annaOther!],
     ]);
-    expect(hersLast.status).toBe(404);
+    expect(hersFirst.status).toBe(404);
     expect(await publicIdsOf(anna.userId)).toHaveLength(2);
-    const mineLast = await annaForm("/settings/sessions", [
+    const mineFirst = await annaForm("/settings/sessions", [
       ["intent", "end"],
-      ["session", berta.sessionId],
       ["session", annaOther!],
+      ["session", berta.sessionId],
     ]);
-    expect(mineLast.status).toBe(302);
+    expect(mineFirst.status).toBe(302);
     expect(await publicIdsOf(anna.userId)).not.toContain(annaOther);
     expect(await publicIdsOf(berta.userId)).toEqual([berta.sessionId]);
     await expectBertaUntouched();
