@@ -125,6 +125,7 @@ export function createSyslogShipper({
 }) {
   // Only host and port are ever logged: never the URL as configured.
   const where = `${secure ? "tls" : "tcp"}://${net.isIPv6(host) ? `[${host}]` : host}:${port}`;
+  const textFormat = format === "text";
   /** @type {Buffer[]} */
   const queue = [];
   let queuedBytes = 0;
@@ -159,6 +160,21 @@ export function createSyslogShipper({
   }
 
   function pump() {
+    // After an outage, or when the collector reads too slowly to keep up, the first entry it gets says what it lost.
+    if (up && dropped > 0) {
+      const msg = `[log-ship] ${dropped} log entries were dropped while the collector was unreachable or slow`;
+      const time = new Date();
+      const line = formatLogLine({
+        format: textFormat ? "text" : "json",
+        time,
+        level: "warn",
+        msg,
+        fields: { instance, dropped },
+      });
+      queue.unshift(frame("warn", line, time));
+      queuedBytes += queue[0].length;
+      dropped = 0;
+    }
     while (up && socket && queue.length > 0 && socket.writableLength < 64 * 1024) {
       const entry = /** @type {Buffer} */ (queue.shift());
       queuedBytes -= entry.length;
@@ -186,19 +202,6 @@ export function createSyslogShipper({
       up = true;
       reported = false;
       backoff = minBackoffMs;
-      if (dropped > 0) {
-        const msg = `[log-ship] ${dropped} log entries were dropped while the collector was unreachable`;
-        const time = new Date();
-        const line = formatLogLine({
-          format: format === "text" ? "text" : "json",
-          time,
-          level: "warn",
-          msg,
-          fields: { instance },
-        });
-        queue.unshift(frame("warn", line, time));
-        dropped = 0;
-      }
       report("info", `[log-ship] sending log entries to ${where}`);
       pump();
     });

@@ -56,7 +56,7 @@ for (const signal of ["SIGTERM", "SIGINT"]) {
         const exit = process.exit;
         if (shipping) {
           const flushing = shipping;
-          process.exit = (code) => void flushing.close(2000).then(() => exit(code));
+          process.exit = (code) => void flushing.close(2000).then(() => exit.call(process, code));
         }
         if (appShutdown.length === 0) process.exit(0);
         for (const listener of appShutdown) listener(signal);
