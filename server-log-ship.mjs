@@ -179,7 +179,10 @@ export function createSyslogShipper({
       const entry = /** @type {Buffer} */ (queue.shift());
       queuedBytes -= entry.length;
       inFlight += 1;
-      socket.write(entry, () => {
+      const sentOn = socket;
+      sentOn.write(entry, () => {
+        // A broken connection's writes were counted off when it closed: they are lost (no acknowledgements in syslog).
+        if (sentOn !== socket) return;
         inFlight -= 1;
         pump();
       });
@@ -211,6 +214,7 @@ export function createSyslogShipper({
     next.once("close", () => {
       up = false;
       socket = undefined;
+      inFlight = 0;
       if (closed) return;
       if (!reported) {
         reported = true;
