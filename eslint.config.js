@@ -60,6 +60,8 @@ export default tseslint.config(
       "server.mjs",
       "server-app.mjs",
       "server-log.mjs",
+      "server-log-ship.mjs",
+      "tests/support/*.mjs",
       "server-listen.mjs",
       "server-tls.mjs",
     ],

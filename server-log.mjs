@@ -74,7 +74,10 @@ export function installStructuredConsole({
   const write = (level, msg, fields) => {
     const stream = level === "warn" || level === "error" ? stderr : stdout;
     const all = { instance, ...context.getStore(), ...fields };
-    stream.write(`${formatLogLine({ format: chosen, time: now(), level, msg, fields: all })}\n`);
+    const time = now();
+    const line = formatLogLine({ format: chosen, time, level, msg, fields: all });
+    stream.write(`${line}\n`);
+    shipper?.(level, line, time);
   };
   const originals = new Map();
   for (const [method, level] of Object.entries(LEVELS)) {
@@ -90,6 +93,18 @@ export function installStructuredConsole({
 
 /** @type {((level: string, msg: string, fields: Record<string, unknown>) => void) | undefined} */
 let writer;
+
+/** @type {((level: string, line: string, time: Date) => void) | undefined} */
+let shipper;
+
+/**
+ * Hands every entry written from now on, as its line, to `ship` as well (LOG_SYSLOG_URL, server-log-ship.mjs);
+ * undefined stops that. `ship` must neither throw nor wait.
+ * @param {((level: string, line: string, time: Date) => void) | undefined} ship
+ */
+export function setLogShipper(ship) {
+  shipper = ship;
+}
 
 /**
  * An entry with fields of its own (the request line's method, path, status…): as fields where the structured

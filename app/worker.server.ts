@@ -1,4 +1,5 @@
 import { installStructuredConsole } from "../server-log.mjs";
+import { LogShipSettingsError, startLogShipping } from "../server-log-ship.mjs";
 import { ConfigError, getConfig } from "./services/config.server";
 import { migrateToLatest, openDatabase, setDatabase } from "./services/db.server";
 import { setJobs, startJobs } from "./services/jobs.server";
@@ -8,14 +9,24 @@ import { settleMetering } from "./services/usage.server";
 // `npm run worker`: the job worker as its own process, for scaling out. The
 // embedded PGlite belongs to one process, so this needs DATABASE_URL.
 
+// LOG_SYSLOG_URL: the worker's entries go to the collector too (server-log-ship.mjs); what is queued is sent before
+// the worker exits (at most 2 s).
+let shipping: ReturnType<typeof startLogShipping>;
+
+async function exit(code: number): Promise<never> {
+  await shipping?.close(2000);
+  process.exit(code);
+}
+
 async function main() {
   installStructuredConsole();
+  shipping = startLogShipping();
   const config = getConfig();
   if (!config.databaseUrl) {
     console.error(
       "The stand-alone worker needs PostgreSQL: set DATABASE_URL. With the embedded database the worker runs inside `npm start`.",
     );
-    process.exit(2);
+    return exit(2);
   }
   const database = await openDatabase({ kind: "postgres", url: config.databaseUrl });
   setDatabase(database);
@@ -31,12 +42,12 @@ async function main() {
       await jobs.stop();
       await settleMetering();
       await database.close();
-      process.exit(0);
+      await exit(0);
     });
   }
 }
 
-main().catch((error) => {
-  console.error(error instanceof ConfigError ? error.message : error);
-  process.exit(1);
+main().catch(async (error) => {
+  console.error(error instanceof ConfigError || error instanceof LogShipSettingsError ? error.message : error);
+  await exit(1);
 });

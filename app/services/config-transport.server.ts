@@ -4,6 +4,8 @@
 // verifies the chain and the name for sslmode=require, verify-ca and verify-full alike). Plain connections stay
 // allowed to this machine: a trial, an engine or database on loopback, the scale-out proof. Development and the
 // tests are not affected.
+import { z } from "zod";
+import { syslogUrlProblem } from "../../server-log-ship.mjs";
 
 /** Loopback names: plain http to them never leaves the machine. */
 export function isLoopbackHost(hostname: string) {
@@ -50,3 +52,15 @@ export function transportIssues(env: Partial<Record<(typeof OUTBOUND_URLS)[numbe
   }
   return issues;
 }
+
+/**
+ * LOG_SYSLOG_URL, read by server-log-ship.mjs before the configuration is (server.mjs, the worker), and checked the
+ * same way here: tls:// in every environment, tcp:// only to localhost (ASVS 16.4.3, ADR 0023).
+ */
+export const syslogUrlSetting = z
+  .string()
+  .optional()
+  .superRefine((value, ctx) => {
+    const problem = value === undefined ? undefined : syslogUrlProblem(value);
+    if (problem) ctx.addIssue({ code: z.ZodIssueCode.custom, message: problem });
+  });

@@ -4,7 +4,7 @@ import { acrValuesSetting } from "./config-acr.server";
 import { engineIssues, llmConfig, speechConfig } from "./config-engines.server";
 import { persistedDevSecret, persistedDevSecretList, secretListSetting } from "./config-secrets.server";
 import { trustProxySetting } from "./config-proxy.server";
-import { isLoopbackHost, transportIssues } from "./config-transport.server";
+import { isLoopbackHost, syslogUrlSetting, transportIssues } from "./config-transport.server";
 import { workspaceConfig, workspaceEnvShape } from "./config-workspace.server";
 import { LOG_FORMATS } from "../../server-log.mjs";
 
@@ -84,8 +84,9 @@ const schema = z
     WORKER_IN_PROCESS: bool.default("true"),
     RATE_LIMIT_SIGNIN_PER_MINUTE: z.coerce.number().int().min(1).default(20),
     TRUST_PROXY: trustProxySetting,
-    // Read by server-log.mjs before the configuration is; validated here so a typo stops the start.
+    // Read by server-log.mjs and server-log-ship.mjs before the configuration is; validated here too.
     LOG_FORMAT: z.enum(LOG_FORMATS).default("json"),
+    LOG_SYSLOG_URL: syslogUrlSetting,
 
     SPEECH_ENGINE: z.enum(["local", "speechmatics", "openai"]).default("local"),
     SPEECHMATICS_API_KEY: z.string().min(1).optional(),

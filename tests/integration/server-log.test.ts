@@ -19,6 +19,8 @@ let out: string[] = [];
 let err: string[] = [];
 let uninstall: (() => void) | undefined;
 let server: Awaited<ReturnType<typeof startServerApp>> | undefined;
+/** Fires on every stdout write. */
+const written = new EventTarget();
 
 function install(format: "json" | "text", now?: () => Date) {
   out = [];
@@ -26,7 +28,12 @@ function install(format: "json" | "text", now?: () => Date) {
   uninstall = installStructuredConsole({
     format,
     instance: "app-a",
-    stdout: { write: (text: string) => out.push(text) },
+    stdout: {
+      write: (text: string) => {
+        out.push(text);
+        written.dispatchEvent(new Event("write"));
+      },
+    },
     stderr: { write: (text: string) => err.push(text) },
     now,
   });
@@ -132,16 +139,25 @@ describe("the request line and the request id (server-app.mjs)", () => {
     return server.url;
   }
 
-  /** The request lines written so far, parsed (the server writes one when the answer has gone). */
+  /**
+   * The request lines for `path`, parsed, once there is one: the server writes it when the answer has gone, which
+   * can be after the client has the answer (on a busy machine, well after).
+   */
   async function requestLines(path: string) {
-    for (let attempt = 0; attempt < 100; attempt += 1) {
-      const found = lines(out)
+    const found = () =>
+      lines(out)
         .map((line) => JSON.parse(line))
         .filter((entry) => entry.path === path);
-      if (found.length > 0) return found;
-      await new Promise((resolve) => setImmediate(resolve));
-    }
-    return [];
+    await new Promise<void>((resolve) => {
+      const check = () => {
+        if (found().length === 0) return;
+        written.removeEventListener("write", check);
+        resolve();
+      };
+      written.addEventListener("write", check);
+      check();
+    });
+    return found();
   }
 
   beforeEach(() => install("json"));

@@ -1,0 +1,288 @@
+// LOG_SYSLOG_URL (ASVS 16.4.3, ADR 0023): every entry server-log.mjs writes to stdout/stderr is also sent to a log
+// collector on another machine, as an RFC 5424 syslog message over TLS (RFC 5425: octet-counting framing
+// `MSGLEN SP SYSLOG-MSG`), so that an intruder on an instance cannot erase what it already logged. The collector's
+// certificate is verified (Node's CAs and NODE_EXTRA_CA_CERTS, or only LOG_SYSLOG_CA_FILE's); tcp:// is for a relay
+// on this machine only. The app never waits for the collector: entries queue in memory (bounded, the oldest dropped
+// and counted), the connection is retried with backoff, and stdout/stderr logging goes on as before. Read by
+// server.mjs and the worker before anything else, like TLS_CERT_FILE: a wrong setting stops the start with the
+// boot's readable list, naming the variable and never echoing its value.
+import { X509Certificate } from "node:crypto";
+import fs from "node:fs";
+import net from "node:net";
+import os from "node:os";
+import tls from "node:tls";
+import { formatLogLine, setLogShipper } from "./server-log.mjs";
+
+export class LogShipSettingsError extends Error {
+  /** @param {string[]} problems */
+  constructor(problems) {
+    super(`Invalid configuration:\n${problems.map((problem) => `  - ${problem}`).join("\n")}`);
+    this.problems = problems;
+  }
+}
+
+const DEFAULT_PORTS = { "tls:": 6514, "tcp:": 514 };
+// As config-transport.server.ts: plain connections to these never leave the machine.
+const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]", "::1"]);
+
+/**
+ * What is wrong with a LOG_SYSLOG_URL value, or undefined. The value itself is never repeated: it may hold a secret.
+ * @param {string} value
+ */
+export function syslogUrlProblem(value) {
+  let url;
+  try {
+    url = new URL(value);
+  } catch {
+    return "must be a URL like tls://logs.example:6514";
+  }
+  if (url.protocol === "tcp:" && !LOOPBACK.has(url.hostname))
+    return "tcp:// (unencrypted) is allowed only to localhost: use tls:// for a collector on another machine";
+  if (!(url.protocol in DEFAULT_PORTS)) return "must be tls://host:port (syslog over TLS; tcp:// only to localhost)";
+  if (!url.hostname) return "must name the collector's host, like tls://logs.example:6514";
+  if (url.username || url.password || (url.pathname && url.pathname !== "/") || url.search || url.hash)
+    return "must be only tls://host:port (no user, password, path or query)";
+  return undefined;
+}
+
+/**
+ * The collector from LOG_SYSLOG_URL (and LOG_SYSLOG_CA_FILE), checked; undefined when LOG_SYSLOG_URL is unset.
+ * Throws LogShipSettingsError. Empty values count as unset.
+ * @param {Record<string, string | undefined>} [env]
+ * @returns {{ host: string, port: number, secure: boolean, ca?: Buffer } | undefined}
+ */
+export function readLogShipSettings(env = process.env) {
+  const value = env.LOG_SYSLOG_URL || undefined;
+  const caFile = env.LOG_SYSLOG_CA_FILE || undefined;
+  if (!value) {
+    if (caFile) throw new LogShipSettingsError(["LOG_SYSLOG_CA_FILE: is used only with LOG_SYSLOG_URL"]);
+    return undefined;
+  }
+  const problem = syslogUrlProblem(value);
+  if (problem) throw new LogShipSettingsError([`LOG_SYSLOG_URL: ${problem}`]);
+  const url = new URL(value);
+  const secure = url.protocol === "tls:";
+  const host = url.hostname.replace(/^\[(.*)\]$/, "$1");
+  const port = url.port ? Number(url.port) : DEFAULT_PORTS[/** @type {"tls:" | "tcp:"} */ (url.protocol)];
+  if (!caFile) return { host, port, secure };
+  if (!secure) throw new LogShipSettingsError(["LOG_SYSLOG_CA_FILE: is used only with a tls:// LOG_SYSLOG_URL"]);
+  let ca;
+  try {
+    ca = fs.readFileSync(caFile);
+  } catch (error) {
+    const code = /** @type {{ code?: string }} */ (error).code ?? String(error);
+    throw new LogShipSettingsError([`LOG_SYSLOG_CA_FILE: ${caFile} cannot be read (${code})`]);
+  }
+  try {
+    new X509Certificate(ca);
+  } catch {
+    throw new LogShipSettingsError([`LOG_SYSLOG_CA_FILE: ${caFile} holds no PEM certificate`]);
+  }
+  return { host, port, secure, ca };
+}
+
+/** Severity (RFC 5424 §6.2.1) of each level; facility local0 (16). */
+const SEVERITY = { error: 3, warn: 4, info: 6, debug: 7 };
+const LOCAL0 = 16;
+
+/**
+ * One entry as an RFC 5425 frame: `MSGLEN SP <PRI>1 TIMESTAMP HOSTNAME APP-NAME PROCID MSGID SD MSG`, MSG the entry's
+ * line as UTF-8 (without a BOM).
+ * @param {{ level: string, line: string, time: Date, hostname: string, pid: number }} entry
+ */
+export function syslogFrame({ level, line, time, hostname, pid }) {
+  const pri = LOCAL0 * 8 + (SEVERITY[/** @type {keyof typeof SEVERITY} */ (level)] ?? SEVERITY.info);
+  const message = Buffer.from(`<${pri}>1 ${time.toISOString()} ${hostname} skribent ${pid} - - ${line}`, "utf8");
+  return Buffer.concat([Buffer.from(`${message.length} `, "ascii"), message]);
+}
+
+/** HOSTNAME is 1–255 printable US-ASCII characters (RFC 5424 §6.2.4). */
+function syslogHostname(name) {
+  return name.replace(/[^\x21-\x7e]/g, "-").slice(0, 255) || "-";
+}
+
+/**
+ * Sends entries to the collector over one connection, kept open and opened again after a backoff; never throws and
+ * never waits. `send` queues; `flush` waits (up to `timeoutMs`) until the queue is handed to the kernel; `close`
+ * flushes and hangs up.
+ * @param {{ host: string, port: number, secure: boolean, ca?: Buffer, format?: string, instance?: string,
+ *   hostname?: string, pid?: number, maxEntries?: number, maxBytes?: number, minBackoffMs?: number,
+ *   maxBackoffMs?: number }} options
+ */
+export function createSyslogShipper({
+  host,
+  port,
+  secure,
+  ca,
+  format = process.env.LOG_FORMAT,
+  instance = process.env.INSTANCE_NAME,
+  hostname = syslogHostname(os.hostname()),
+  pid = process.pid,
+  maxEntries = 10_000,
+  maxBytes = 4 * 1024 * 1024,
+  minBackoffMs = 1000,
+  maxBackoffMs = 30_000,
+}) {
+  // Only host and port are ever logged: never the URL as configured.
+  const where = `${secure ? "tls" : "tcp"}://${net.isIPv6(host) ? `[${host}]` : host}:${port}`;
+  const textFormat = format === "text";
+  /** @type {Buffer[]} */
+  const queue = [];
+  let queuedBytes = 0;
+  let dropped = 0;
+  let inFlight = 0;
+  /** @type {net.Socket | undefined} */
+  let socket;
+  let up = false;
+  let reported = false;
+  let closed = false;
+  let backoff = minBackoffMs;
+  /** @type {NodeJS.Timeout | undefined} */
+  let retry;
+  /** @type {Set<() => void>} */
+  const idle = new Set();
+
+  // Entries about the shipping itself go through the console (stdout/stderr, and queued like any other), later:
+  // never from inside a console call.
+  const report = (/** @type {"info" | "warn"} */ level, /** @type {string} */ msg) =>
+    setImmediate(() => console[level](msg));
+
+  const frame = (/** @type {string} */ level, /** @type {string} */ line, /** @type {Date} */ time) =>
+    syslogFrame({ level, line, time, hostname, pid });
+
+  function enqueue(/** @type {Buffer} */ entry) {
+    queue.push(entry);
+    queuedBytes += entry.length;
+    while (queue.length > maxEntries || queuedBytes > maxBytes) {
+      queuedBytes -= /** @type {Buffer} */ (queue.shift()).length;
+      dropped += 1;
+    }
+  }
+
+  function pump() {
+    // After an outage, or when the collector reads too slowly to keep up, the first entry it gets says what it lost.
+    if (up && dropped > 0) {
+      const msg = `[log-ship] ${dropped} log entries were dropped while the collector was unreachable or slow`;
+      const time = new Date();
+      const line = formatLogLine({
+        format: textFormat ? "text" : "json",
+        time,
+        level: "warn",
+        msg,
+        fields: { instance, dropped },
+      });
+      queue.unshift(frame("warn", line, time));
+      queuedBytes += queue[0].length;
+      dropped = 0;
+    }
+    while (up && socket && queue.length > 0 && socket.writableLength < 64 * 1024) {
+      const entry = /** @type {Buffer} */ (queue.shift());
+      queuedBytes -= entry.length;
+      inFlight += 1;
+      const sentOn = socket;
+      sentOn.write(entry, () => {
+        // A broken connection's writes were counted off when it closed: they are lost (no acknowledgements in syslog).
+        if (sentOn !== socket) return;
+        inFlight -= 1;
+        pump();
+      });
+    }
+    if (queue.length === 0 && inFlight === 0) for (const resolve of idle) resolve();
+  }
+
+  function connect() {
+    retry = undefined;
+    if (closed) return;
+    const servername = net.isIP(host) ? undefined : host;
+    const options = { host, port, ...(ca ? { ca } : {}) };
+    const next = secure ? tls.connect({ ...options, servername, minVersion: "TLSv1.2" }) : net.connect(options);
+    socket = next;
+    next.unref();
+    next.setKeepAlive(true, 30_000);
+    /** @type {Error | undefined} */
+    let failure;
+    next.once(secure ? "secureConnect" : "connect", () => {
+      up = true;
+      reported = false;
+      backoff = minBackoffMs;
+      report("info", `[log-ship] sending log entries to ${where}`);
+      pump();
+    });
+    next.on("drain", pump);
+    next.on("data", () => {}); // a collector says nothing (RFC 5425 §4.3); whatever it sends is ignored
+    next.on("error", (error) => (failure ??= error));
+    next.once("close", () => {
+      up = false;
+      socket = undefined;
+      inFlight = 0;
+      if (closed) return;
+      if (!reported) {
+        reported = true;
+        const code = /** @type {{ code?: string }} */ (failure ?? {}).code ?? "closed";
+        report("warn", `[log-ship] cannot send log entries to ${where} (${code}): queued, retrying`);
+      }
+      retry = setTimeout(connect, backoff).unref();
+      backoff = Math.min(backoff * 2, maxBackoffMs);
+    });
+  }
+
+  /** @param {number} timeoutMs */
+  function flush(timeoutMs) {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        idle.delete(done);
+        resolve(queue.length === 0 && inFlight === 0);
+      };
+      const timer = setTimeout(done, timeoutMs);
+      idle.add(done);
+      pump();
+    });
+  }
+
+  connect();
+  return {
+    where,
+    /**
+     * @param {string} level
+     * @param {string} line
+     * @param {Date} time
+     */
+    send(level, line, time) {
+      if (closed) return;
+      enqueue(frame(level, line, time));
+      pump();
+    },
+    flush,
+    /** @param {number} timeoutMs */
+    async close(timeoutMs) {
+      const flushed = await flush(timeoutMs);
+      closed = true;
+      clearTimeout(retry);
+      socket?.end();
+      return flushed;
+    },
+  };
+}
+
+/**
+ * Reads LOG_SYSLOG_URL and, when set, hands every entry of the installed console to a shipper as well. Undefined
+ * when unset; throws LogShipSettingsError for a wrong setting. `options` override the shipper's (tests).
+ * @param {Record<string, string | undefined>} [env]
+ * @param {Partial<Parameters<typeof createSyslogShipper>[0]>} [options]
+ */
+export function startLogShipping(env = process.env, options = {}) {
+  const settings = readLogShipSettings(env);
+  if (!settings) return undefined;
+  const shipper = createSyslogShipper({ format: env.LOG_FORMAT, instance: env.INSTANCE_NAME, ...settings, ...options });
+  setLogShipper(shipper.send);
+  return {
+    ...shipper,
+    /** Sends what is queued (waiting at most `timeoutMs`), then stops shipping. @param {number} timeoutMs */
+    async close(timeoutMs) {
+      const flushed = await shipper.close(timeoutMs);
+      setLogShipper(undefined);
+      return flushed;
+    },
+  };
+}
