@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { acrValuesSetting } from "./config-acr.server";
+import { apiScopeSetting } from "./config-api-scope.server";
 import { persistedDevSecret } from "./config-secrets.server";
 import type { Env } from "./config.server";
 
@@ -12,11 +13,12 @@ export const oidcEnvShape = {
   OIDC_CLIENT_SECRET: z.string().min(1).optional(),
   OIDC_AUDIENCE: z.string().min(1).default("skribent-api"),
   OIDC_ACR_VALUES: acrValuesSetting,
+  OIDC_API_SCOPE: apiScopeSetting,
   DEV_OIDC_PORT: z.coerce.number().int().min(0).max(65535).default(3001),
 };
 
 export function oidcConfig(env: Env, dataDir: string) {
-  const tokenRules = { audience: env.OIDC_AUDIENCE, acrValues: env.OIDC_ACR_VALUES };
+  const tokenRules = { audience: env.OIDC_AUDIENCE, acrValues: env.OIDC_ACR_VALUES, apiScope: env.OIDC_API_SCOPE };
   if (!env.OIDC_ISSUER && env.APP_ENV !== "production") {
     return {
       dev: true as const,
