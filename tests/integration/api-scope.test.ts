@@ -69,7 +69,7 @@ describe("a bearer token when OIDC_API_SCOPE names the API's scope", () => {
     expect((await savePrompt(token, "Mit API-Scope")).status).toBe(201);
   });
 
-  it("is accepted when the scope is in `scp`, as an array (Okta) or a space-separated string (Entra ID)", async () => {
+  it("is accepted with the scope in scp, an array (Okta) or a string (Entra ID)", async () => {
     await withTokenIssuer(async (sign) => {
       const array = await sign({ sub: "scp-array", scp: ["openid", SCOPE] });
       expect((await listFiles(array)).status).toBe(200);
@@ -78,7 +78,7 @@ describe("a bearer token when OIDC_API_SCOPE names the API's scope", () => {
     });
   });
 
-  it("is refused with RFC 6750's insufficient_scope when its client did not ask for the scope, and does nothing", async () => {
+  it("is refused with insufficient_scope when its client did not ask for the scope, and does nothing", async () => {
     const token = await tokenOf("paul-neumann");
     expect(claimsOf(token)).toMatchObject({ sub: "paul-neumann", scope: "openid profile email" });
     const audits = (await deniedAudits()).length;
@@ -97,7 +97,7 @@ describe("a bearer token when OIDC_API_SCOPE names the API's scope", () => {
     expect((await deniedAudits()).at(-1)).toEqual({ user_id: known!.id });
   });
 
-  it("is refused when granted another scope, or one that only contains the API's scope", async () => {
+  it("is refused when granted another scope, or one that only contains it", async () => {
     await withTokenIssuer(async (sign) => {
       const audits = (await deniedAudits()).length;
       const granted = [
