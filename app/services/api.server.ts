@@ -113,9 +113,9 @@ async function refuseWeakToken(request: Request, failure: AuthenticationStrength
 }
 
 /**
- * OIDC_API_SCOPE (ADR 0021): a genuine access token of a known sign-in, but its client was not granted the API's
- * scope. RFC 6750 §3.1's answer: 403 with the scope to ask for, so a client requests it rather than sign the user in
- * again; the body is the API's usual "Forbidden". Audited like refuseWeakToken: the known account named, none created.
+ * OIDC_API_SCOPE (ADR 0021): a genuine access token for this API, but its client was not granted the API's scope.
+ * RFC 6750 §3.1's answer: 403 with the scope to ask for, so a client requests it rather than sign the user in again;
+ * the body is the API's usual "Forbidden". Audited like refuseWeakToken: the known account named, none created.
  */
 async function refuseUnscopedToken(request: Request, failure: InsufficientScopeError) {
   const known = await getUserByIdentity(failure.identity);
