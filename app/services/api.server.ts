@@ -1,5 +1,6 @@
 import { json } from "@remix-run/node";
 import { getUserByIdentity, upsertUserByIdentity } from "~/models/user.server";
+import { InsufficientScopeError } from "./api-scope.server";
 import { audit } from "./audit.server";
 import { AuthenticationStrengthError, verifyAccessToken } from "./auth.server";
 import { getConfig } from "./config.server";
@@ -61,6 +62,7 @@ async function identifyApiUser(request: Request): Promise<SessionUser & { via: "
       identity = await verifyAccessToken(match[1]);
     } catch (failure) {
       if (failure instanceof AuthenticationStrengthError) throw await refuseWeakToken(request, failure);
+      if (failure instanceof InsufficientScopeError) throw await refuseUnscopedToken(request, failure);
       await audit({ userId: null, action: "api.bearer", outcome: "denied", request });
       throw new ApiError(401, "Unauthorized");
     }
@@ -109,6 +111,19 @@ async function refuseWeakToken(request: Request, failure: AuthenticationStrength
   const acrValues = getConfig().oidc.acrValues?.join(" ") ?? "";
   return new ApiError(401, "Unauthorized", {
     "WWW-Authenticate": `Bearer error="insufficient_user_authentication", acr_values="${acrValues}"`,
+  });
+}
+
+/**
+ * OIDC_API_SCOPE (ADR 0021): a genuine access token for this API, but its client was not granted the API's scope.
+ * RFC 6750 §3.1's answer: 403 with the scope to ask for, so a client requests it rather than sign the user in again;
+ * the body is the API's usual "Forbidden". Audited like refuseWeakToken: the known account named, none created.
+ */
+async function refuseUnscopedToken(request: Request, failure: InsufficientScopeError) {
+  const known = await getUserByIdentity(failure.identity);
+  await audit({ userId: known?.id ?? null, action: "api.bearer.scope", outcome: "denied", request });
+  return new ApiError(403, "Forbidden", {
+    "WWW-Authenticate": `Bearer error="insufficient_scope", scope="${failure.scope}"`,
   });
 }
 

@@ -3,6 +3,7 @@ import { OAuth2Tokens } from "arctic";
 import { createRemoteJWKSet, jwtVerify, type JWTPayload } from "jose";
 import { Authenticator } from "remix-auth";
 import { OAuth2Strategy } from "remix-auth-oauth2";
+import { requireApiScope } from "./api-scope.server";
 import { requireAcceptedAcr } from "./auth-strength.server";
 import { getConfig } from "./config.server";
 import { cookieName, siteCookie } from "./cookies.server";
@@ -238,8 +239,9 @@ export function clearStateCookies(request: Request): string[] {
 }
 
 /**
- * Verifies a bearer access token from the configured provider (issuer, audience, expiry) and, with OIDC_ACR_VALUES,
- * its `acr` (RFC 9068 §2.2.1): the API door asks for the same strength as the sign-in, or it would be the way round.
+ * Verifies a bearer access token from the configured provider (issuer, audience, expiry); with OIDC_ACR_VALUES, its
+ * `acr` (RFC 9068 §2.2.1): the API door asks for the same strength as the sign-in, or it would be the way round; and
+ * with OIDC_API_SCOPE, its granted scopes (ADR 0021), after the strength: a client first learns to sign in again.
  */
 export async function verifyAccessToken(token: string) {
   const { oidc } = getConfig();
@@ -252,6 +254,7 @@ export async function verifyAccessToken(token: string) {
   refuseFutureIssue(payload);
   if (!payload.sub) throw new Error("access token without subject");
   requireAcceptedAcr(payload, { issuer, subject: payload.sub });
+  requireApiScope(payload, { issuer, subject: payload.sub });
   return {
     issuer,
     subject: payload.sub,

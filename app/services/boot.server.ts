@@ -51,6 +51,7 @@ async function start(): Promise<Running> {
       issuer: config.oidc.issuer,
       port: config.oidc.devPort,
       audience: config.oidc.audience,
+      apiScope: config.oidc.apiScope,
       clients: [
         {
           client_id: config.oidc.clientId,

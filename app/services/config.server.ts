@@ -1,8 +1,8 @@
 import path from "node:path";
 import { z } from "zod";
-import { acrValuesSetting } from "./config-acr.server";
 import { engineIssues, llmConfig, speechConfig } from "./config-engines.server";
-import { persistedDevSecret, persistedDevSecretList, secretListSetting } from "./config-secrets.server";
+import { oidcConfig, oidcEnvShape } from "./config-oidc.server";
+import { persistedDevSecretList, secretListSetting } from "./config-secrets.server";
 import { trustProxySetting } from "./config-proxy.server";
 import { isLoopbackHost, syslogUrlSetting, transportIssues } from "./config-transport.server";
 import { workspaceConfig, workspaceEnvShape } from "./config-workspace.server";
@@ -28,12 +28,7 @@ const schema = z
     DATABASE_URL: z.string().url().optional(),
     COOKIE_SECRET: secretListSetting,
 
-    OIDC_ISSUER: optionalUrl,
-    OIDC_CLIENT_ID: z.string().min(1).optional(),
-    OIDC_CLIENT_SECRET: z.string().min(1).optional(),
-    OIDC_AUDIENCE: z.string().min(1).default("skribent-api"),
-    OIDC_ACR_VALUES: acrValuesSetting,
-    DEV_OIDC_PORT: z.coerce.number().int().min(0).max(65535).default(3001),
+    ...oidcEnvShape,
 
     SESSION_IDLE_MINUTES: z.coerce
       .number()
@@ -173,7 +168,6 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
 export function buildConfig(env: Env) {
   const dataDir = path.resolve(env.DATA_DIR);
   const appUrl = (env.APP_URL ?? `http://localhost:${env.PORT}`).replace(/\/$/, "");
-  const useDevOidc = !env.OIDC_ISSUER && env.APP_ENV !== "production";
   return {
     env: env.APP_ENV,
     port: env.PORT,
@@ -184,25 +178,7 @@ export function buildConfig(env: Env) {
     databaseUrl: env.DATABASE_URL,
     // Rotation lists: the first secret signs, all verify (config-secrets.server.ts).
     cookieSecrets: env.COOKIE_SECRET ?? persistedDevSecretList(dataDir, "cookie-secret"),
-    oidc: useDevOidc
-      ? {
-          dev: true as const,
-          issuer: `http://localhost:${env.DEV_OIDC_PORT}`,
-          devPort: env.DEV_OIDC_PORT,
-          clientId: "skribent-dev",
-          clientSecret: persistedDevSecret(dataDir, "dev-oidc-client-secret"),
-          audience: env.OIDC_AUDIENCE,
-          acrValues: env.OIDC_ACR_VALUES,
-        }
-      : {
-          dev: false as const,
-          issuer: env.OIDC_ISSUER!.replace(/\/$/, ""),
-          devPort: 0,
-          clientId: env.OIDC_CLIENT_ID!,
-          clientSecret: env.OIDC_CLIENT_SECRET!,
-          audience: env.OIDC_AUDIENCE,
-          acrValues: env.OIDC_ACR_VALUES,
-        },
+    oidc: oidcConfig(env, dataDir),
     session: {
       idleMs: env.SESSION_IDLE_MINUTES * 60_000,
       absoluteMs: env.SESSION_ABSOLUTE_HOURS * 3_600_000,

@@ -41,6 +41,8 @@ export function setupTestApp(
         issuer: "http://127.0.0.1:0",
         port: 0,
         audience: "skribent-api",
+        // As at boot: the API offers the scope the app is configured to require.
+        apiScope: options.env?.OIDC_API_SCOPE,
         clients: [
           {
             client_id: TEST_CLIENT.clientId,

@@ -57,6 +57,8 @@ function languageOf(ctx: KoaContextWithOIDC): PageLanguage {
 export function buildConfiguration(args: {
   clients: DevOidcClient[];
   audience: string;
+  /** The scope the API offers besides the OpenID ones (OIDC_API_SCOPE), or null. */
+  apiScope: string | null;
   resourceId: string;
   signingKey: Record<string, unknown>;
   InvalidTarget: new (description?: string) => Error;
@@ -169,7 +171,9 @@ export function buildConfiguration(args: {
           if (resourceIndicator !== resourceId) throw new InvalidTarget();
           return {
             audience,
-            scope: SCOPES.join(" "),
+            // The access token's `scope` is what the client asked for of these (RFC 9068 §2.2.3), as at a provider
+            // where the API is registered with its scope (ADR 0021): asked for, it is granted; never unasked.
+            scope: [...SCOPES, ...(args.apiScope ? [args.apiScope] : [])].join(" "),
             accessTokenTTL: 60 * 60,
             accessTokenFormat: "jwt",
             jwt: { sign: { alg: "RS256" } },

@@ -1,7 +1,7 @@
 /**
  * Shared fixtures for the dev OIDC provider test files (provider-*.server.test.ts). Not a test file itself.
  */
-import { startDevOidcProvider, type DevOidcProvider } from "./provider.server";
+import { startDevOidcProvider, type DevOidcProvider, type DevOidcProviderOptions } from "./provider.server";
 
 export const client = {
   client_id: "skribent-test",
@@ -11,13 +11,14 @@ export const client = {
 };
 export const audience = "skribent-api";
 
-/** A provider on a free port for the test client and audience. */
-export function startTestProvider(): Promise<DevOidcProvider> {
+/** A provider on a free port for the test client and audience (and what `options` adds, e.g. an API scope). */
+export function startTestProvider(options: Partial<DevOidcProviderOptions> = {}): Promise<DevOidcProvider> {
   return startDevOidcProvider({
     issuer: "http://ignored.invalid",
     port: 0,
     clients: [client],
     audience,
+    ...options,
   });
 }
 

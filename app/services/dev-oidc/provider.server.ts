@@ -28,6 +28,8 @@ export type DevOidcProviderOptions = {
   clients: DevOidcClient[];
   /** API audience of access tokens, e.g. "skribent-api". */
   audience: string;
+  /** A scope the API offers, granted to a client that asks for it (OIDC_API_SCOPE); none by default. */
+  apiScope?: string | null;
 };
 
 export type DevOidcProvider = {
@@ -149,6 +151,7 @@ export async function startDevOidcProvider(options: DevOidcProviderOptions): Pro
     const configuration = buildConfiguration({
       clients: options.clients,
       audience: options.audience,
+      apiScope: options.apiScope ?? null,
       resourceId,
       signingKey,
       InvalidTarget: errors.InvalidTarget,
