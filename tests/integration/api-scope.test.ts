@@ -3,12 +3,12 @@ import { getUserByIdentity } from "~/models/user.server";
 import { loader as filesLoader } from "~/routes/api.files";
 import { resetOidcCaches } from "~/services/auth.server";
 import { getConfig, setConfig } from "~/services/config.server";
-import { getDb } from "~/services/db.server";
 import { DEV_ACR } from "~/services/dev-oidc/accounts";
 import { claimsOf, listFilesWith as listFiles, savePromptWith as savePrompt } from "../support/api-client";
 import { getDevAccessToken } from "../support/oidc-client";
 import { startTokenIssuer } from "../support/token-issuer";
 import { callRoute, request, setupTestApp, signedInUser, TEST_CLIENT } from "../setup/app";
+import { deniedAudits, promptTitles } from "../support/bearer-refusals";
 
 // ASVS 10.3.2, OIDC_API_SCOPE at the JSON API (ADR 0021): a genuine access token for this API's audience opens it
 // only when the provider granted its client the API's scope — in `scope` (RFC 9068) or in `scp`, as a list or a
@@ -21,21 +21,6 @@ const app = setupTestApp({ provider: true, env: { OIDC_API_SCOPE: SCOPE } });
 const tokenOf = async (accountId: string, scope = "openid profile email") =>
   (await getDevAccessToken({ issuer: app.issuer, ...TEST_CLIENT, accountId, audience: "skribent-api", scope }))
     .access_token;
-
-async function deniedAudits() {
-  return getDb()
-    .selectFrom("audit_events")
-    .where("action", "=", "api.bearer.scope")
-    .where("outcome", "=", "denied")
-    .select("user_id")
-    .orderBy("id")
-    .execute();
-}
-
-async function promptTitles() {
-  const rows = await getDb().selectFrom("saved_prompts").select("title").execute();
-  return rows.map((r) => r.title);
-}
 
 async function expectInsufficientScope(answer: Promise<Response>) {
   const response = await answer;
@@ -81,10 +66,10 @@ describe("a bearer token when OIDC_API_SCOPE names the API's scope", () => {
   it("is refused with insufficient_scope when its client did not ask for the scope, and does nothing", async () => {
     const token = await tokenOf("paul-neumann");
     expect(claimsOf(token)).toMatchObject({ sub: "paul-neumann", scope: "openid profile email" });
-    const audits = (await deniedAudits()).length;
+    const audits = (await deniedAudits("api.bearer.scope")).length;
     await expectInsufficientScope(listFiles(token));
     await expectInsufficientScope(savePrompt(token, "Ohne API-Scope"));
-    expect((await deniedAudits()).slice(audits)).toEqual([{ user_id: null }, { user_id: null }]);
+    expect((await deniedAudits("api.bearer.scope")).slice(audits)).toEqual([{ user_id: null }, { user_id: null }]);
     expect(await promptTitles()).not.toContain("Ohne API-Scope");
     // No account was made for the refused caller.
     expect(await getUserByIdentity({ issuer: app.issuer, subject: "paul-neumann" })).toBeUndefined();
@@ -94,12 +79,12 @@ describe("a bearer token when OIDC_API_SCOPE names the API's scope", () => {
     expect((await listFiles(await tokenOf("jonas-keller", `openid ${SCOPE}`))).status).toBe(200);
     const known = await getUserByIdentity({ issuer: app.issuer, subject: "jonas-keller" });
     await expectInsufficientScope(listFiles(await tokenOf("jonas-keller")));
-    expect((await deniedAudits()).at(-1)).toEqual({ user_id: known!.id });
+    expect((await deniedAudits("api.bearer.scope")).at(-1)).toEqual({ user_id: known!.id });
   });
 
   it("is refused when granted another scope, or one that only contains it", async () => {
     await withTokenIssuer(async (sign) => {
-      const audits = (await deniedAudits()).length;
+      const audits = (await deniedAudits("api.bearer.scope")).length;
       const granted = [
         { scope: "openid profile email skribent.read" },
         { scope: `${SCOPE}.read` },
@@ -113,7 +98,7 @@ describe("a bearer token when OIDC_API_SCOPE names the API's scope", () => {
       for (const [index, claims] of granted.entries()) {
         await expectInsufficientScope(listFiles(await sign({ sub: `other-scope-${index}`, ...claims })));
       }
-      expect((await deniedAudits()).length).toBe(audits + granted.length);
+      expect((await deniedAudits("api.bearer.scope")).length).toBe(audits + granted.length);
     });
   });
 

@@ -2,12 +2,12 @@ import { describe, expect, it } from "vitest";
 import { getUserByIdentity } from "~/models/user.server";
 import { resetOidcCaches } from "~/services/auth.server";
 import { getConfig, setConfig } from "~/services/config.server";
-import { getDb } from "~/services/db.server";
 import { DEV_ACR } from "~/services/dev-oidc/accounts";
 import { claimsOf, listFilesWith as listFiles, savePromptWith as savePrompt } from "../support/api-client";
 import { getDevAccessToken } from "../support/oidc-client";
 import { startTokenIssuer } from "../support/token-issuer";
 import { setupTestApp, TEST_CLIENT } from "../setup/app";
+import { deniedAudits, promptTitles } from "../support/bearer-refusals";
 
 // ASVS 10.3.4, OIDC_ACR_VALUES at the JSON API (ADR 0019): access tokens are verified here, against the provider's
 // keys, so the `acr` a provider puts in them (RFC 9068 §2.2.1) is checked like the ID token's at sign-in — or a
@@ -26,21 +26,6 @@ const tokenOf = async (accountId: string, acrValues?: string) =>
       ...(acrValues ? { extraParams: { acr_values: acrValues } } : {}),
     })
   ).access_token;
-
-async function deniedAudits() {
-  return getDb()
-    .selectFrom("audit_events")
-    .where("action", "=", "api.bearer.acr")
-    .where("outcome", "=", "denied")
-    .select("user_id")
-    .orderBy("id")
-    .execute();
-}
-
-async function promptTitles() {
-  const rows = await getDb().selectFrom("saved_prompts").select("title").execute();
-  return rows.map((r) => r.title);
-}
 
 async function expectStepUp(answer: Promise<Response>) {
   const response = await answer;
@@ -62,10 +47,10 @@ describe("a bearer token when OIDC_ACR_VALUES requires the second factor", () =>
   it("is refused with a step-up challenge when its sign-in used the password alone, and does nothing", async () => {
     const token = await tokenOf("paul-neumann", DEV_ACR.multiFactor);
     expect(claimsOf(token)).toMatchObject({ sub: "paul-neumann", acr: DEV_ACR.password });
-    const audits = (await deniedAudits()).length;
+    const audits = (await deniedAudits("api.bearer.acr")).length;
     await expectStepUp(listFiles(token));
     await expectStepUp(savePrompt(token, "Nur mit Passwort"));
-    expect((await deniedAudits()).slice(audits)).toEqual([{ user_id: null }, { user_id: null }]);
+    expect((await deniedAudits("api.bearer.acr")).slice(audits)).toEqual([{ user_id: null }, { user_id: null }]);
     expect(await promptTitles()).not.toContain("Nur mit Passwort");
     // No account was made for the refused caller.
     expect(await getUserByIdentity({ issuer: app.issuer, subject: "paul-neumann" })).toBeUndefined();
@@ -78,7 +63,7 @@ describe("a bearer token when OIDC_ACR_VALUES requires the second factor", () =>
     const weak = await tokenOf("jonas-keller");
     expect(claimsOf(weak).acr).toBe(DEV_ACR.password);
     await expectStepUp(listFiles(weak));
-    expect((await deniedAudits()).at(-1)).toEqual({ user_id: known!.id });
+    expect((await deniedAudits("api.bearer.acr")).at(-1)).toEqual({ user_id: known!.id });
   });
 
   it("is refused when it names no level at all, and accepted with the same claims plus the level", async () => {
