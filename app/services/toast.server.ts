@@ -70,10 +70,13 @@ export const toastKeys = [
   "admin:sessions.all.endedMany",
 ] as const;
 
+/** The longest value a toast carries (the cookie stays small). */
+const MAX_VALUE = 200;
+
 const toastSchema = z.object({
   type: z.enum(["error", "success", "info"]),
   key: z.enum(toastKeys),
-  values: z.record(z.string(), z.string().max(200)).optional(),
+  values: z.record(z.string(), z.string().max(MAX_VALUE)).optional(),
 });
 export type Toast = z.infer<typeof toastSchema>;
 
@@ -86,8 +89,16 @@ function toastCookie() {
   });
 }
 
+/**
+ * A value longer than the cookie keeps (an e-mail address may have 320 characters) is shortened with an ellipsis:
+ * the reader would otherwise drop the whole toast, and the user would not learn that the action was done.
+ */
 export async function setToast(toast: Toast) {
-  return toastCookie().serialize(toast);
+  const shorten = (value: string) => (value.length > MAX_VALUE ? `${value.slice(0, MAX_VALUE - 1)}…` : value);
+  const values = toast.values
+    ? Object.fromEntries(Object.entries(toast.values).map(([name, value]) => [name, shorten(value)]))
+    : undefined;
+  return toastCookie().serialize({ ...toast, ...(values ? { values } : {}) });
 }
 
 /** Reads the pending toast and the Set-Cookie that consumes it. */

@@ -128,6 +128,17 @@ describe("ending one account's sessions", () => {
     await expectSignedIn(admin.browser);
   });
 
+  it("confirms with the address shortened when it is longer than a toast holds", async () => {
+    const admin = await signedInAs("leitung@skribent.example");
+    const long = `${"a".repeat(60)}@${`${"b".repeat(60)}.`.repeat(3)}example`;
+    const clinician = await signedInAs(long);
+    const answer = await admin.browser.post(PAGE, { intent: "end-account", email: long });
+    expect(answer.status).toBe(302);
+    const page = await pageOf(admin.browser);
+    expect(page).toContain(`Eine Sitzung von ${long.slice(0, 199)}… wurde beendet.`);
+    await expectSignedOut(clinician.browser);
+  });
+
   it("answers an unknown address with 404, says so in the form, keeps the address and ends nothing", async () => {
     const admin = await signedInAs("admin@skribent.example");
     const before = await sessionIds();
