@@ -4,6 +4,8 @@ import { json, type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-r
 
 import { parseRangeHeader, toWebStream } from "~/services/storage-http.server";
 import { isLocalStorage, type LocalObjectStorage } from "~/services/storage-local.server";
+import { auditForgedSignature } from "~/services/not-found-audit.server";
+import { INVALID_SIGNATURE_DETAIL } from "~/services/storage-local-signing.server";
 import { InvalidStorageKeyError, assertWellFormedKey, getStorage } from "~/services/storage.server";
 
 const NO_STORE = "private, no-store";
@@ -36,7 +38,11 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     key,
     searchParams: new URL(request.url).searchParams,
   });
-  if (!verdict.ok) return problem(403, verdict.detail);
+  if (!verdict.ok) {
+    // A forged or altered URL is audited (ASVS 16.3.2); the refusal stands whether or not the row could be written.
+    if (verdict.detail === INVALID_SIGNATURE_DETAIL) await auditForgedSignature(request, key).catch(() => undefined);
+    return problem(403, verdict.detail);
+  }
 
   const info = await storage.head(key);
   if (!info) return problem(404, "Not found");
@@ -79,7 +85,11 @@ export async function action({ request, params }: ActionFunctionArgs) {
     key,
     searchParams: new URL(request.url).searchParams,
   });
-  if (!verdict.ok) return problem(403, verdict.detail);
+  if (!verdict.ok) {
+    // A forged or altered URL is audited (ASVS 16.3.2); the refusal stands whether or not the row could be written.
+    if (verdict.detail === INVALID_SIGNATURE_DETAIL) await auditForgedSignature(request, key).catch(() => undefined);
+    return problem(403, verdict.detail);
+  }
 
   const declaredLength = request.headers.get("Content-Length");
   if (declaredLength !== null && Number(declaredLength) > storage.maxUploadBytes) {

@@ -8,7 +8,7 @@ import { DomainError, statusFor } from "./domain-error.server";
 import { getFixedTFor } from "./i18n.server";
 import { applySecurityHeaders } from "./security.server";
 import { requireUser, type SessionUser } from "./session.server";
-import { auditNotFound, rememberApiCaller } from "./not-found-audit.server";
+import { rememberApiCaller, withNotFoundAudit } from "./not-found-audit.server";
 import { isServiceUnavailable, RETRY_AFTER_SECONDS } from "./unavailable.server";
 import { endpointOfPath, meterCall } from "./usage.server";
 
@@ -162,12 +162,8 @@ function unavailable(error: unknown) {
 
 /** Wraps an API loader/action: maps ApiError, services that are down and unexpected failures to JSON. */
 export function apiRoute<A extends { request: Request }>(handler: (args: A) => Promise<Response>) {
-  return async (args: A) => {
-    const response = await answer(handler, args);
-    // Another user's id is a 404 (never 403): audited as a denied attempt (ASVS 16.3.2).
-    if (response.status === 404) await auditNotFound(args.request).catch(() => undefined);
-    return response;
-  };
+  // Another user's id is a 404 (never 403): audited as a denied attempt (ASVS 16.3.2).
+  return async (args: A) => withNotFoundAudit(args.request, () => answer(handler, args));
 }
 
 async function answer<A extends { request: Request }>(handler: (args: A) => Promise<Response>, args: A) {

@@ -20,20 +20,58 @@ export function rememberApiCaller(request: Request, userId: string) {
   apiCallers.set(request, userId);
 }
 
-function withinBudget(userId: string, now: number) {
+/** `who`: a user id, or one shared name for refusals that name nobody. */
+function withinBudget(who: string, now: number) {
   if (budgets.size > 10_000) budgets.clear();
-  const budget = budgets.get(userId);
+  const budget = budgets.get(who);
   if (!budget || now - budget.start >= WINDOW_MS) {
-    budgets.set(userId, { start: now, count: 1 });
+    budgets.set(who, { start: now, count: 1 });
     return true;
   }
   budget.count += 1;
   return budget.count <= NOT_FOUND_AUDITS_PER_WINDOW;
 }
 
-/** After a 404 was decided: one denied audit row naming the caller, if signed in and within the budget. */
-export async function auditNotFound(request: Request) {
-  let userId = apiCallers.get(request);
+/** Runs a route's answer and audits it if it is a 404, returned or thrown (resource routes, the JSON API). */
+export async function withNotFoundAudit(request: Request, answer: () => Promise<Response>): Promise<Response> {
+  const audited = (status: number) =>
+    status === 404 ? auditNotFound(request).catch(() => undefined) : Promise.resolve();
+  try {
+    const response = await answer();
+    await audited(response.status);
+    return response;
+  } catch (thrown) {
+    if (thrown instanceof Response) await audited(thrown.status);
+    throw thrown;
+  }
+}
+
+/**
+ * A storage URL whose signature does not match (forged or altered, not merely expired: expired links are routine):
+ * audited as `storage.signature`, denied, with the key. Nobody is named — the URL is the credential — so all such
+ * refusals share one budget.
+ */
+export async function auditForgedSignature(request: Request, key: string) {
+  if (!withinBudget("storage.signature", Date.now())) return;
+  await audit({
+    userId: null,
+    action: "storage.signature",
+    entityType: "storage_key",
+    entityId: key.slice(0, MAX_PATH),
+    outcome: "denied",
+    request,
+  });
+}
+
+/**
+ * After a 404 was decided: one denied audit row naming the caller, if signed in and within the budget. The entity is
+ * the path, unless the caller names it (the live socket's session id travels in its query string).
+ */
+export async function auditNotFound(
+  request: Request,
+  known?: { userId: string; entityType: string; entityId: string },
+) {
+  let userId = known?.userId ?? apiCallers.get(request);
   if (!userId) {
     const state = await readSession(request);
     if (state.kind !== "active") return;
@@ -43,8 +81,8 @@ export async function auditNotFound(request: Request) {
   await audit({
     userId,
     action: "access.not-found",
-    entityType: "path",
-    entityId: new URL(request.url).pathname.slice(0, MAX_PATH),
+    entityType: known?.entityType ?? "path",
+    entityId: (known?.entityId ?? new URL(request.url).pathname).slice(0, MAX_PATH),
     outcome: "denied",
     request,
   });

@@ -1,17 +1,19 @@
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { getDb } from "~/services/db.server";
+import { getStorage, makeStorageKey } from "~/services/storage.server";
 import { NOT_FOUND_AUDITS_PER_WINDOW, resetNotFoundBudgets } from "~/services/not-found-audit.server";
 import { sessionFor } from "../support/admin-pages";
 import { browserFor, type Browser } from "../support/injection-world";
 import { seedTranscribedRecording } from "../support/letter-fixtures";
 import { serve } from "../support/remix-document";
-import { request, setupTestApp } from "../setup/app";
+import { toneWav } from "../support/wav";
+import { APP_URL, request, setupTestApp } from "../setup/app";
 
 // ASVS 5.0 16.3.2: another user's id or key is answered 404 (never 403, never data); the attempt leaves a denied
 // row in the audit trail naming the caller and the path — through the whole app, for a page and a JSON call.
 setupTestApp();
 
-let anna: { userId: string; transcriptKey: string };
+let anna: { userId: string; transcriptKey: string; browser: Browser };
 let jonas: Browser;
 let jonasId: string;
 
@@ -22,7 +24,7 @@ beforeAll(async () => {
     lines: [{ speaker: "S1", text: "Befund von Anna" }],
     fileName: "anna.wav",
   });
-  anna = { userId: owner.user.id, transcriptKey };
+  anna = { userId: owner.user.id, transcriptKey, browser: await browserFor(owner.cookie) };
   const other = await sessionFor("jonas@praxis-notfound.example");
   jonasId = other.user.id;
   jonas = await browserFor(other.cookie);
@@ -30,13 +32,13 @@ beforeAll(async () => {
 
 beforeEach(async () => {
   resetNotFoundBudgets();
-  await getDb().deleteFrom("audit_events").where("action", "=", "access.not-found").execute();
+  await getDb().deleteFrom("audit_events").where("action", "in", ["access.not-found", "storage.signature"]).execute();
 });
 
-const deniedRows = () =>
+const deniedRows = (action = "access.not-found") =>
   getDb()
     .selectFrom("audit_events")
-    .where("action", "=", "access.not-found")
+    .where("action", "=", action)
     .select(["user_id", "entity_type", "entity_id", "outcome"])
     .orderBy("id")
     .execute();
@@ -73,5 +75,35 @@ describe("another user's key", () => {
     expect(rows.at(-1)!.entity_id).toBe(
       `/api/transcript_v2/transcripts/${anna.userId}/guess-${NOT_FOUND_AUDITS_PER_WINDOW - 1}.json`,
     );
+  });
+});
+
+describe("another user's live session", () => {
+  it("is a 404 with a denied audit row, like any other id", async () => {
+    const created = await anna.browser.json("/live/sessions", "POST", { kind: "recording", language: "de" });
+    expect(created.status).toBeLessThan(300);
+    const { id } = (await created.json()) as { id: string };
+    const path = `/live/sessions/${id}`;
+    expect((await jonas.get(path)).status).toBe(404);
+    expect(await deniedRows()).toEqual([{ user_id: jonasId, entity_type: "path", entity_id: path, outcome: "denied" }]);
+  });
+});
+
+describe("a storage URL", () => {
+  it("with an altered signature is refused and audited with the key; a genuine one is not audited", async () => {
+    const key = makeStorageKey({ ownerId: anna.userId, area: "audio", extension: ".wav" });
+    await getStorage().put({ key, body: toneWav(0.2), contentType: "audio/wav" });
+    const url = new URL(await getStorage().createDownloadUrl({ key }), APP_URL);
+    const storagePath = (search: URLSearchParams) => `${url.pathname}?${search}`;
+    expect((await serve(request(storagePath(url.searchParams)))).status).toBe(200);
+    expect(await deniedRows("storage.signature")).toEqual([]);
+
+    const altered = new URLSearchParams(url.searchParams);
+    altered.set("sig", `${altered.get("sig")!.slice(0, -2)}AA`);
+    const refused = await serve(request(storagePath(altered)));
+    expect(refused.status).toBe(403);
+    expect(await deniedRows("storage.signature")).toEqual([
+      { user_id: null, entity_type: "storage_key", entity_id: key, outcome: "denied" },
+    ]);
   });
 });

@@ -4,6 +4,7 @@ import { WebSocketServer, type RawData, type WebSocket } from "ws";
 import { LIVE_BUFFER_BYTES, SIGNED_OUT_REASON, type NumberedMessage } from "~/live/protocol";
 import { findLiveSession, type LiveSessionRow } from "~/models/live-session.server";
 import { audit } from "../audit.server";
+import { auditNotFound } from "../not-found-audit.server";
 import { getConfig } from "../config.server";
 import { readSession } from "../session.server";
 import { subscribe } from "./bus.server";
@@ -59,8 +60,14 @@ export async function handleLiveUpgrade(req: IncomingMessage, socket: Duplex, he
     const request = requestOf(req, url);
     const state = await readSession(request);
     if (state.kind !== "active") return refuse(socket, 401, "Unauthorized");
-    const session = await findLiveSession({ ownerId: state.user.id, id: url.searchParams.get("session") ?? "" });
-    if (!session || session.status === "discarded") return refuse(socket, 404, "Not Found");
+    const id = url.searchParams.get("session") ?? "";
+    const session = await findLiveSession({ ownerId: state.user.id, id });
+    if (!session || session.status === "discarded") {
+      // Another user's session, or none: audited as a denied attempt (ASVS 16.3.2), as the HTTP door does.
+      const known = { userId: state.user.id, entityType: "live_session", entityId: id };
+      await auditNotFound(request, known).catch(() => undefined);
+      return refuse(socket, 404, "Not Found");
+    }
     await audit({
       userId: state.user.id,
       action: "live.connect",
