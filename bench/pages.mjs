@@ -19,7 +19,7 @@
 //          --hold: after seeding, print the app's address and cookie and keep it running until Ctrl-C
 //          env DATABASE_URL: a PostgreSQL server to use instead of the embedded default (a fresh database
 //          is made on it and dropped)  BENCH_PORT (3470: app, +1 sign-in provider)
-import { execFileSync, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -28,7 +28,7 @@ import { parseArgs } from "node:util";
 import pg from "pg";
 import { startEngineFakes } from "./support-engines.mjs";
 import { apiClient, copyRecording, openDatabase, recordingWithLetter } from "./support-seed.mjs";
-import { benchAppEnv, signIn, waitForApp } from "./support.mjs";
+import { benchAppEnv, cpuMs, rssMiB, signIn, waitForApp, wrk } from "./support.mjs";
 
 const { values: opts } = parseArgs({
   options: {
@@ -82,13 +82,6 @@ async function stopApp() {
   await exited;
 }
 
-/** The app process's CPU time so far (user + system), in ms: /proc/<pid>/stat fields 14 and 15, in clock ticks. */
-function cpuMs(pid) {
-  const fields = fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
-}
-const CLOCK_TICKS = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
-
 /**
  * The app's CPU time per answer, from sequential requests: unlike wrk's latencies it hardly moves when other
  * processes share the machine, so it compares two versions of the code measured on different runs.
@@ -101,10 +94,6 @@ async function cpuPerRequest(cookie, url, count = 100) {
     if (!answer.ok) throw new Error(`${url}: ${answer.status}`);
   }
   return (cpuMs(app.pid) - before) / count;
-}
-
-function rssMiB(pid) {
-  return Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"))[1]) / 1024;
 }
 
 async function seed(cookie, count) {
@@ -171,39 +160,6 @@ const ms = (value) => `${Math.round(value)} ms`.padStart(7);
 const lighthouseVersion = () =>
   JSON.parse(fs.readFileSync(path.join(ROOT, "node_modules/lighthouse/package.json"), "utf8")).version;
 
-const WRK_SCRIPT = `
-done = function(summary, latency, requests)
-  local errors = summary.errors.connect + summary.errors.read + summary.errors.write + summary.errors.timeout
-  io.write(string.format("RESULT %d %d %d %.0f %.0f %.0f %.0f\\n", summary.requests, errors, summary.errors.status,
-    latency:percentile(50), latency:percentile(95), latency:percentile(99), latency.max))
-end
-`;
-
-function wrk(cookie, url, { connections, seconds, threads }, base = APP) {
-  const script = path.join(work, "report.lua");
-  fs.writeFileSync(script, WRK_SCRIPT);
-  const out = execFileSync(
-    "wrk",
-    [
-      `-t${threads}`,
-      `-c${connections}`,
-      `-d${seconds}s`,
-      "--timeout",
-      "10s",
-      "-s",
-      script,
-      "-H",
-      `Cookie: ${cookie}`,
-      "-H",
-      "Accept-Encoding: gzip",
-      `${base}${url}`,
-    ],
-    { encoding: "utf8" },
-  );
-  const [requests, errors, non2xx, p50, p95, p99, max] = /RESULT (.*)/.exec(out)[1].split(" ").map(Number);
-  return { requests, errors, non2xx, p50, p95, p99, max, rps: requests / seconds };
-}
-
 /** The same body and wrk run against bench/floor-server.mjs: what no implementation of the route can beat here. */
 async function floorRun(body, contentType, settings) {
   const file = path.join(work, "floor-body");
@@ -218,8 +174,8 @@ async function floorRun(body, contentType, settings) {
       server.once("exit", (code) => reject(new Error(`floor server exited with ${code}`)));
     });
     const base = `http://127.0.0.1:${port}`;
-    wrk("", "/", { ...settings, seconds: 2 }, base);
-    return wrk("", "/", settings, base);
+    wrk(work, `${base}/`, "", { ...settings, seconds: 2 });
+    return wrk(work, `${base}/`, "", settings);
   } finally {
     server.kill("SIGTERM");
   }
@@ -244,7 +200,7 @@ async function loadRun(cookie, routes) {
     const head = await fetch(`${APP}${url}`, { headers: { cookie, "accept-encoding": "gzip" } });
     const body = Buffer.from(await head.arrayBuffer());
     if (!head.ok) throw new Error(`${name}: ${head.status}`);
-    wrk(cookie, url, { ...settings, seconds: 2 }); // warm-up, not counted
+    wrk(work, `${APP}${url}`, cookie, { ...settings, seconds: 2 }); // warm-up, not counted
     await waitForApp(APP);
     const cpu = await cpuPerRequest(cookie, url);
     if (opts["cpu-only"]) {
@@ -253,7 +209,7 @@ async function loadRun(cookie, routes) {
       );
       continue;
     }
-    const r = wrk(cookie, url, settings);
+    const r = wrk(work, `${APP}${url}`, cookie, settings);
     await waitForApp(APP); // its backlog drains before the floor is measured beside it
     const floor = await floorRun(body, head.headers.get("content-type"), settings);
     const latency = (value) => `${(value / 1000).toFixed(1).padStart(6)}ms`;

@@ -1,6 +1,8 @@
 // What the benches (and the scale-out proof) share: a silent 16 kHz mono PCM WAV of any size, signing in through
 // the development provider with a tiny cookie jar (no browser), and the upload in parts the browser makes.
+import { execFileSync } from "node:child_process";
 import fs from "node:fs";
+import path from "node:path";
 
 export function wavHeader(dataBytes) {
   const h = Buffer.alloc(44);
@@ -143,4 +145,49 @@ export async function uploadInParts(post, file, { bytes, fileName, together = fa
   const checked = await post("/api/update-file-metadata", { s3_key: start.key, metadata: {} });
   if (!checked.success) throw new Error(`${label}: ${JSON.stringify(checked)}`);
   return start.key;
+}
+
+/** The app process's CPU time so far (user + system), in ms: /proc/<pid>/stat fields 14 and 15, in clock ticks. */
+export function cpuMs(pid) {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+}
+const CLOCK_TICKS = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
+
+export function rssMiB(pid) {
+  return Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"))[1]) / 1024;
+}
+
+const WRK_SCRIPT = `
+done = function(summary, latency, requests)
+  local errors = summary.errors.connect + summary.errors.read + summary.errors.write + summary.errors.timeout
+  io.write(string.format("RESULT %d %d %d %.0f %.0f %.0f %.0f\\n", summary.requests, errors, summary.errors.status,
+    latency:percentile(50), latency:percentile(95), latency:percentile(99), latency.max))
+end
+`;
+
+/** wrk on `target` (a whole URL) with a Lua report: requests, errors, non-2xx and latencies in µs. */
+export function wrk(workDir, target, cookie, { connections, seconds, threads }) {
+  const script = path.join(workDir, "report.lua");
+  fs.writeFileSync(script, WRK_SCRIPT);
+  const out = execFileSync(
+    "wrk",
+    [
+      `-t${threads}`,
+      `-c${connections}`,
+      `-d${seconds}s`,
+      "--timeout",
+      "10s",
+      "-s",
+      script,
+      "-H",
+      `Cookie: ${cookie}`,
+      "-H",
+      "Accept-Encoding: gzip",
+      target,
+    ],
+    { encoding: "utf8" },
+  );
+  const [requests, errors, non2xx, p50, p95, p99, max] = /RESULT (.*)/.exec(out)[1].split(" ").map(Number);
+  return { requests, errors, non2xx, p50, p95, p99, max, rps: requests / seconds };
 }

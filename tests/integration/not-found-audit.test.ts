@@ -4,6 +4,7 @@ import { getStorage, makeStorageKey } from "~/services/storage.server";
 import { NOT_FOUND_AUDITS_PER_WINDOW, resetNotFoundBudgets } from "~/services/not-found-audit.server";
 import { sessionFor } from "../support/admin-pages";
 import { browserFor, type Browser } from "../support/injection-world";
+import { openLiveSocket, startLiveDoor } from "../support/live-client";
 import { seedTranscribedRecording } from "../support/letter-fixtures";
 import { serve } from "../support/remix-document";
 import { toneWav } from "../support/wav";
@@ -79,13 +80,29 @@ describe("another user's key", () => {
 });
 
 describe("another user's live session", () => {
-  it("is a 404 with a denied audit row, like any other id", async () => {
+  it("is a 404 with a denied audit row, over HTTP and at the WebSocket door", async () => {
     const created = await anna.browser.json("/live/sessions", "POST", { kind: "recording", language: "de" });
     expect(created.status).toBeLessThan(300);
     const { id } = (await created.json()) as { id: string };
     const path = `/live/sessions/${id}`;
     expect((await jonas.get(path)).status).toBe(404);
     expect(await deniedRows()).toEqual([{ user_id: jonasId, entity_type: "path", entity_id: path, outcome: "denied" }]);
+
+    // The WebSocket door names the session in its query string: the row names the session.
+    const door = await startLiveDoor();
+    try {
+      await expect(
+        openLiveSocket(`${door.url}?session=${id}`, { Cookie: jonas.cookie, Origin: APP_URL }),
+      ).rejects.toThrow("HTTP 404");
+    } finally {
+      await door.close();
+    }
+    expect((await deniedRows()).at(-1)).toEqual({
+      user_id: jonasId,
+      entity_type: "live_session",
+      entity_id: id,
+      outcome: "denied",
+    });
   });
 });
 
