@@ -227,7 +227,7 @@ function proxy(req: http.IncomingMessage, res: http.ServerResponse, upstreamPort
   });
 }
 
-/** `ports`: fixed ports for the endpoint and the s3rver behind it (scripts/scale-out.mjs); any free ones by default. */
+/** `ports`: fixed ports for the endpoint and its s3rver (scripts/scale-out/start.mjs); any free ones by default. */
 export async function startS3rver(bucket = "skribent-test", ports: { port?: number; s3rverPort?: number } = {}) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "skribent-s3rver-"));
   const server = new S3rver({
