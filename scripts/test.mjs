@@ -54,6 +54,7 @@ const debianPackages = [
   ["/usr/bin/sox", "sox"],
   ["/usr/sbin/nginx", "nginx"],
   ["/usr/bin/openssl", "openssl"],
+  ["/usr/sbin/clamd", "clamav-daemon"],
 ];
 
 function ensureDebianPackages() {

@@ -24,6 +24,7 @@ const tileOrder = [
   "llm_primary",
   "llm_secondary",
   "media_conversion",
+  "antivirus",
   "speech_recognition",
   "speech_token",
 ] as const satisfies ReadonlyArray<HealthTile["name"]>;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ConfigError, parseEnv } from "./config.server";
+import { buildConfig, ConfigError, parseEnv } from "./config.server";
 
 // ASVS 5.0 12.3.1: a production configuration that would send patient data, tokens or keys over a plain connection
 // leaving the machine does not start; the operator reads which variable and what to change.
@@ -13,6 +13,7 @@ const PRODUCTION = {
   COOKIE_SECRET: "c".repeat(32),
   STORAGE_SIGNING_SECRET: "s".repeat(32),
   DATA_DIR: "/tmp/skribent-config-test",
+  ANTIVIRUS_URL: "unix:///run/clamav/clamd.ctl",
 };
 
 function problems(env: Record<string, string>) {
@@ -80,5 +81,24 @@ describe("a production configuration", () => {
 
   it("leaves development and the tests alone", () => {
     expect(problems({ DATA_DIR: "/tmp/skribent-config-test", LLM_OPENAI_URL: "http://10.0.0.20:8000/v1" })).toBe("");
+  });
+});
+
+describe("the virus scanner in production (ADR 0024)", () => {
+  it("is named, or declined on purpose with none; clamd over TCP only on this machine", () => {
+    const { ANTIVIRUS_URL: _named, ...unnamed } = PRODUCTION;
+    expect(problems(unnamed)).toMatch(/ANTIVIRUS_URL: is required in production \(a clamd to scan uploads, or none/);
+    expect(problems({ ...PRODUCTION, ANTIVIRUS_URL: "none" })).toBe("");
+    expect(buildConfig(parseEnv({ ...PRODUCTION, ANTIVIRUS_URL: "none" })).antivirus.target).toBeNull();
+    expect(buildConfig(parseEnv({ ...PRODUCTION, ANTIVIRUS_URL: "tcp://127.0.0.1:3310" })).antivirus).toEqual({
+      url: "tcp://127.0.0.1:3310",
+      target: { host: "127.0.0.1", port: 3310 },
+      timeoutMs: 60_000,
+    });
+    expect(problems({ ...PRODUCTION, ANTIVIRUS_URL: "tcp://av.klinik.example:3310" })).toMatch(
+      /ANTIVIRUS_URL: tcp:\/\/ only to localhost/,
+    );
+    // Development and the tests scan only when a scanner is named.
+    expect(buildConfig(parseEnv({ DATA_DIR: "/tmp/skribent-config-test" })).antivirus.target).toBeNull();
   });
 });

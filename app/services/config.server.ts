@@ -1,5 +1,6 @@
 import path from "node:path";
 import { z } from "zod";
+import { antivirusConfig, antivirusEnvShape, antivirusIssues } from "./config-antivirus.server";
 import { engineIssues, llmConfig, speechConfig } from "./config-engines.server";
 import { oidcConfig, oidcEnvShape } from "./config-oidc.server";
 import { persistedDevSecretList, secretListSetting } from "./config-secrets.server";
@@ -75,6 +76,7 @@ const schema = z
     MFILES_PASSWORD: z.string().optional(),
     MFILES_PATIENT_ID_PROPERTY: z.coerce.number().int().positive().optional(),
     RATE_LIMIT_PATIENT_RECORDS_PER_HOUR: z.coerce.number().int().min(1).default(30),
+    ...antivirusEnvShape,
 
     WORKER_IN_PROCESS: bool.default("true"),
     RATE_LIMIT_SIGNIN_PER_MINUTE: z.coerce.number().int().min(1).default(20),
@@ -140,7 +142,7 @@ const schema = z
         "MFILES_BASE_URL, MFILES_VAULT_GUID, MFILES_USERNAME, MFILES_PASSWORD and MFILES_PATIENT_ID_PROPERTY are required when PATIENT_RECORDS_DRIVER=mfiles",
       ]);
     if (env.STORAGE_DRIVER === "s3" && !env.S3_BUCKET) issues.push(["S3_BUCKET", "is required when STORAGE_DRIVER=s3"]);
-    issues.push(...engineIssues(env));
+    issues.push(...engineIssues(env), ...antivirusIssues(env));
     for (const [key, message] of issues) ctx.addIssue({ code: z.ZodIssueCode.custom, path: [key], message });
   });
 
@@ -232,6 +234,7 @@ export function buildConfig(env: Env) {
             kind: "directory" as const,
             directory: path.resolve(env.PATIENT_RECORDS_DIR ?? path.join(dataDir, "patient-records")),
           },
+    antivirus: antivirusConfig(env),
     speech: speechConfig(env),
     llm: llmConfig(env),
     workerInProcess: env.WORKER_IN_PROCESS,

@@ -1,4 +1,5 @@
 import { deleteContextUploads, findContextUploads, insertContextUpload } from "~/models/context-upload.server";
+import { scanUploadedFiles } from "./antivirus.server";
 import { getConfig } from "./config.server";
 import { DomainError } from "./domain-error.server";
 import { PDF_LIMITS, extractPdfContext, sanitiseFileName } from "./pdf-text.server";
@@ -58,9 +59,17 @@ export async function extractUploadedPdfs({ userId, keys }: { userId: string; ke
     if (stream) for await (const chunk of stream) chunks.push(Buffer.from(chunk as Uint8Array));
     files.push({ name: row.file_name, data: new Uint8Array(Buffer.concat(chunks)) });
   }
+  const discard = async () => {
+    for (const row of rows) await storage.delete(row.storage_key);
+    await deleteContextUploads({ ownerId: userId, keys: keys as string[] });
+  };
+  // A refused PDF refuses the request: none of them is read, and none is kept (ADR 0024).
+  await scanUploadedFiles({ userId, entityType: "context" }, files).catch(async (error: unknown) => {
+    await discard();
+    throw error;
+  });
   const result = await extractPdfContext(files);
-  for (const row of rows) await storage.delete(row.storage_key);
-  await deleteContextUploads({ ownerId: userId, keys: keys as string[] });
+  await discard();
   return { success: result.success, extracted_text: result.extracted_text, pdfs_processed: result.pdfs_processed };
 }
 

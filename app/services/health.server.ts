@@ -1,3 +1,4 @@
+import { antivirusHealthCheck } from "./antivirus.server";
 import { getConfig } from "./config.server";
 import { getDb, pingDatabase } from "./db.server";
 import { getLanguageModel } from "./llm/engine.server";
@@ -38,6 +39,7 @@ export type CheckResult = { status: CheckStatus; detail?: string; latency_ms?: n
 type Check = () => Promise<Omit<CheckResult, "latency_ms">>;
 
 export const serviceTestNames = [
+  "antivirus",
   "database",
   "llm_primary",
   "llm_secondary",
@@ -61,6 +63,8 @@ const checks = new Map<string, Check>([
   ],
   ["storage", async () => getStorage().check(TIMEOUT_MS)],
   ["media_conversion", () => mediaConversionHealthCheck()],
+  // The clamd every upload is scanned by (ADR 0024), or "not configured".
+  ["antivirus", () => antivirusHealthCheck(TIMEOUT_MS - 500)],
   // The configured speech engine's own live check (Speechmatics and OpenAI-compatible servers are asked;
   // the local engine checks its model files).
   ["speech_recognition", () => getSpeechEngine().check(TIMEOUT_MS - 200)],

@@ -5,6 +5,7 @@ import { addRecordingContext, insertUploadSlot, updateRecording } from "~/models
 import { checkAdditionalContext, sanitiseFileName } from "~/models/recording-rules";
 import type { TranscriptionMode } from "~/models/schema";
 import type { TemplateLanguage } from "~/models/template-rules";
+import { scanUploadedFile } from "./antivirus.server";
 import { getDb } from "./db.server";
 import { DomainError } from "./domain-error.server";
 import { MAX_AUDIO_BYTES, tooLargeMessage, validateAudioFile } from "./media-probe.server";
@@ -64,6 +65,7 @@ export async function createRecordingFromUpload(args: {
       throw new DomainError("invalid", "recordings:errors.unknownTemplate");
     });
   }
+  await scanUploadedFile({ userId: args.userId, name: upload.fileName, entityType: "recording" }, upload.path);
   const result = await validateAudioFile(upload.path, {
     declaredType: upload.declaredType,
     maxDurationSeconds: MAX_DURATION_SECONDS,

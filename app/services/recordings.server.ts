@@ -14,6 +14,7 @@ import {
 import { isLiveRecording, LIVE_CREATED_VIA, LIVE_SOURCE_TYPE } from "~/models/live-recording.server";
 import { checkAdditionalContext, sanitiseFileName } from "~/models/recording-rules";
 import { templateLanguageFrom } from "~/models/template-rules";
+import { scanUploadedFile } from "./antivirus.server";
 import { DomainError } from "./domain-error.server";
 import {
   ACCEPTED_AUDIO_TYPES,
@@ -114,7 +115,7 @@ export async function createUploadSlot(args: SlotRequest) {
 
 /**
  * The server's own check of what arrived (issue 4): size on the stored object,
- * magic bytes, a probe of the media, the duration cap. A rejected upload loses
+ * the virus scan (ADR 0024), magic bytes, a probe of the media, the duration cap. A rejected upload loses
  * its object and its slot, and the caller hears the SPEC message.
  */
 export async function confirmUpload({ userId, key }: { userId: string; key: unknown }) {
@@ -137,6 +138,17 @@ export async function confirmUpload({ userId, key }: { userId: string; key: unkn
     const stream = await storage.getStream(recording.storage_key);
     if (!stream) throw new DomainError("invalid", "recordings:errors.notUploadedYet");
     await pipeline(stream as Readable, fs.createWriteStream(file));
+    // Scanned before ffprobe reads a byte of it; a refusal (or no answer) loses the object and the slot.
+    const subject = {
+      userId,
+      name: recording.original_filename,
+      entityType: "recording" as const,
+      entityId: recording.id,
+    };
+    await scanUploadedFile(subject, file).catch(async (error: unknown) => {
+      await rejectUpload(userId, recording.id, recording.storage_key);
+      throw error;
+    });
     const result = await validateAudioFile(file, {
       declaredType: recording.declared_type ?? undefined,
       maxDurationSeconds: MAX_DURATION_SECONDS,

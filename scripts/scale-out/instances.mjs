@@ -16,7 +16,7 @@ function sharedEnv({ database, cookieSecret, clientSecret, s3, fakes }) {
   const env = { ...process.env };
   // This machine's own settings must not leak into the proof (a developer's .env, another DATA_DIR, …).
   for (const key of Object.keys(env))
-    if (/^(S3_|OIDC_|SPEECH|LLM_|LOCAL_|DEV_OIDC|RATE_LIMIT)/.test(key)) delete env[key];
+    if (/^(S3_|OIDC_|SPEECH|LLM_|LOCAL_|DEV_OIDC|RATE_LIMIT|ANTIVIRUS_)/.test(key)) delete env[key];
   return {
     ...env,
     NODE_ENV: "production",
@@ -43,6 +43,8 @@ function sharedEnv({ database, cookieSecret, clientSecret, s3, fakes }) {
     LLM_OPENAI_URL: fakes.llm.url,
     LLM_OPENAI_API_KEY: "test-key",
     WORKER_IN_PROCESS: "false",
+    // Declined on purpose, as production allows: the upload scan has its own tests against a real clamd (ADR 0024).
+    ANTIVIRUS_URL: "none",
     // nginx (on this machine) replaces X-Forwarded-For with its client's address: the instances believe it from
     // loopback only, so a client that reached an instance past nginx could not name its own address.
     TRUST_PROXY: "loopback",

@@ -47,7 +47,15 @@ describe("GET /api/health", () => {
     const body = await response.json();
     expect(Object.keys(body).sort()).toEqual(["s3_connected", "service_tests", "services", "storage"]);
     expect(Object.keys(body.service_tests).sort()).toEqual(
-      ["database", "llm_primary", "llm_secondary", "media_conversion", "speech_recognition", "speech_token"].sort(),
+      [
+        "antivirus",
+        "database",
+        "llm_primary",
+        "llm_secondary",
+        "media_conversion",
+        "speech_recognition",
+        "speech_token",
+      ].sort(),
     );
     expect(Object.keys(body.services).sort()).toEqual(["llm_client", "speech_service"]);
     expect(body.service_tests.database.status).toBe("healthy");
@@ -56,6 +64,10 @@ describe("GET /api/health", () => {
     expect(body.service_tests.llm_primary.status).toBe("not_configured");
     expect(body.services.llm_client.status).toBe("not_configured");
     expect(body.services.llm_client.detail).toMatch(/^engine local: .*npm run models -- --only llm/);
+    expect(body.service_tests.antivirus).toMatchObject({
+      status: "not_configured",
+      detail: "no virus scanner configured (ANTIVIRUS_URL)",
+    });
     expect(body.service_tests.llm_secondary).toMatchObject({
       status: "not_configured",
       detail: "no secondary language model configured",

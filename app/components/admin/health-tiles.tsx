@@ -9,6 +9,7 @@ export type HealthTile = {
     | "llm_primary"
     | "llm_secondary"
     | "media_conversion"
+    | "antivirus"
     | "speech_recognition"
     | "speech_token";
   status: "healthy" | "not_configured" | "error";

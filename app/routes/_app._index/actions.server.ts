@@ -21,6 +21,7 @@ import {
 import { deleteAll, forceCleanup } from "~/services/recording-removal.server";
 import { renameFile, updateFileTags } from "~/services/recording-metadata.server";
 import { fetchPatientContext, MAX_PDFS_PER_REQUEST } from "~/services/context-sources.server";
+import { scanUploadedFiles } from "~/services/antivirus.server";
 import { extractPdfContext, PDF_LIMITS } from "~/services/pdf-text.server";
 import type { SessionUser } from "~/services/session.server";
 import { setToast } from "~/services/toast.server";
@@ -152,6 +153,7 @@ async function gatherContext(user: SessionUser, pdfs: Array<{ name: string; data
   const chosen = pdfs.filter((pdf) => pdf.name && pdf.data.length > 0);
   if (chosen.length > 0) {
     meterCall(user.id, "extract-pdf-from-s3");
+    await scanUploadedFiles({ userId: user.id, entityType: "context" }, chosen);
     const result = await extractPdfContext(chosen);
     if (result.extracted_text)
       extra.push({ kind: "pdf", text: result.extracted_text, sourceName: chosen.map((p) => p.name).join(", ") });

@@ -20,6 +20,7 @@ import { getLanguageModel } from "../llm/engine.server";
 import type { TextSink } from "../llm/types";
 import { hitRateLimit } from "../rate-limit.server";
 import { meterCall, recordTokens } from "../usage.server";
+import { scanUploadedFiles } from "../antivirus.server";
 import { checkChatPdfs, extractChatPdfs, type UploadedPdf } from "./chat-pdf.server";
 import {
   CHAT_QUESTION_MAX_CHARS,
@@ -87,7 +88,10 @@ function checkQuestion(value: unknown): string {
   return question;
 }
 
-/** PDFs are context only until the first answer (SPEC §2); later ones would change a conversation under way. */
+/**
+ * PDFs are context only until the first answer (SPEC §2); later ones would change a conversation under way. Each
+ * is scanned (ADR 0024) before it is read; nothing of a refused upload is kept.
+ */
 async function checkAttachable(userId: string, pdfs: UploadedPdf[]) {
   const [messages, context] = await Promise.all([
     listChatMessages({ ownerId: userId }),
@@ -95,6 +99,7 @@ async function checkAttachable(userId: string, pdfs: UploadedPdf[]) {
   ]);
   if (answeredOrAnswering(messages)) throw new DomainError("conflict", "chat:errors.contextClosed");
   checkChatPdfs(pdfs, context.length);
+  await scanUploadedFiles({ userId, entityType: "chat" }, pdfs);
 }
 
 async function assertNotBusy(userId: string) {

@@ -3,6 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import type { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
+import { scanUploadedFile } from "../antivirus.server";
 import { audit } from "../audit.server";
 import { getDb } from "../db.server";
 import { DomainError } from "../domain-error.server";
@@ -50,7 +51,8 @@ export async function createRealtimeUploadSlot(args: { userId: string; specificK
 }
 
 /**
- * After the browser's PUT: the staging object must be audio of a recorder format (magic bytes, ffprobe); it is
+ * After the browser's PUT: the staging object must pass the virus scan and be audio of a recorder format (magic
+ * bytes, ffprobe); it is
  * rewritten into a clean file of the key's container and replaces the recording's audio. A rejected upload
  * leaves the audio as it was. In "transcript plus Arztbrief" mode a recording that had no audio yet starts
  * its letter now.
@@ -89,6 +91,19 @@ export async function confirmRealtimeAudio(args: { userId: string; key: unknown;
     const stream = await storage.getStream(staging);
     if (!stream) throw new DomainError("invalid", "recordings:errors.notUploadedYet");
     await pipeline(stream as Readable, fs.createWriteStream(input));
+    // A remux copies the browser's bytes as they are: scanned before ffmpeg reads them (ADR 0024).
+    const subject = {
+      userId: args.userId,
+      name: path.basename(recording.storage_key),
+      entityType: "recording" as const,
+      entityId: recording.id,
+      request: args.request,
+    };
+    await scanUploadedFile(subject, input).catch(async (error: unknown) => {
+      await storage.delete(staging).catch(() => undefined);
+      await outcome("failure");
+      throw error;
+    });
     const container = containerOfKey(recording.storage_key);
     const { codec } = await inspectLiveUpload(input);
     const clean = await convertLiveUpload({ input, codec, container, dir, maxSeconds: MAX_DURATION_SECONDS });
