@@ -3,6 +3,7 @@ import { z } from "zod";
 import { antivirusConfig, antivirusEnvShape, antivirusIssues } from "./config-antivirus.server";
 import { engineIssues, llmConfig, speechConfig } from "./config-engines.server";
 import { oidcConfig, oidcEnvShape } from "./config-oidc.server";
+import { readSecretFiles } from "./config-secret-files.server";
 import { persistedDevSecretList, secretListSetting } from "./config-secrets.server";
 import { trustProxySetting } from "./config-proxy.server";
 import { isLoopbackHost, syslogUrlSetting, transportIssues } from "./config-transport.server";
@@ -158,11 +159,14 @@ export class ConfigError extends Error {
 
 export function parseEnv(source: Record<string, string | undefined>): Env {
   // Empty strings in .env files mean "not set".
-  const cleaned = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== undefined && v !== ""));
-  const result = schema.safeParse(cleaned);
-  if (!result.success) {
-    throw new ConfigError(result.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`));
-  }
+  const cleaned = Object.fromEntries(
+    Object.entries(source).filter((entry): entry is [string, string] => entry[1] !== undefined && entry[1] !== ""),
+  );
+  // NAME_FILE settings become NAME before anything is checked (config-secret-files.server.ts).
+  const { env, problems } = readSecretFiles(cleaned);
+  const result = schema.safeParse(env);
+  const issues = result.success ? [] : result.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`);
+  if (problems.length > 0 || !result.success) throw new ConfigError([...problems, ...issues]);
   return result.data;
 }
 

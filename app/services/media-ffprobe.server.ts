@@ -1,5 +1,6 @@
 import { spawn } from "node:child_process";
 import { resolve } from "node:path";
+import { childEnv } from "./child-env.server";
 
 // ffprobe (Debian's ffmpeg package, ARCHITECTURE.md "media"): running it without a shell under a
 // time-out, and probing one file for the audio checks of media-probe.server.ts.
@@ -53,7 +54,12 @@ export function runProgram(program: string, args: string[], timeoutMs: number): 
   return new Promise((resolvePromise, reject) => {
     let child;
     try {
-      child = spawn(program, args, { shell: false, stdio: ["ignore", "pipe", "pipe"], windowsHide: true });
+      child = spawn(program, args, {
+        shell: false,
+        stdio: ["ignore", "pipe", "pipe"],
+        windowsHide: true,
+        env: childEnv(),
+      });
     } catch (error) {
       reject(new MediaProbeError("unavailable", `cannot start ${program}: ${(error as Error).message}`));
       return;

@@ -1,6 +1,7 @@
 import { spawn } from "node:child_process";
 import { open, stat } from "node:fs/promises";
 import path from "node:path";
+import { childEnv } from "../child-env.server";
 import { DEFAULT_FFPROBE_PATH, MediaProbeError, runProgram } from "../media-ffprobe.server";
 import { SAMPLE_RATE_RANGE } from "../media-probe.server";
 import { DEFAULT_FFMPEG_PATH } from "../speech/normalise-audio.server";
@@ -40,7 +41,11 @@ export type AudioFile = { file: string; sizeBytes: number; durationSeconds: numb
 /** Runs ffmpeg reading `input` from stdin, with backpressure; at most `maxBytes` are fed to it. */
 function ffmpegFromStream(args: string[], input: AsyncIterable<Buffer>, maxBytes: number) {
   return new Promise<{ bytes: number }>((resolve, reject) => {
-    const child = spawn(DEFAULT_FFMPEG_PATH, args, { shell: false, stdio: ["pipe", "ignore", "pipe"] });
+    const child = spawn(DEFAULT_FFMPEG_PATH, args, {
+      shell: false,
+      stdio: ["pipe", "ignore", "pipe"],
+      env: childEnv(),
+    });
     let stderr = "";
     let failure: Error | undefined;
     let bytes = 0;

@@ -3,6 +3,7 @@ import { existsSync } from "node:fs";
 import { stat } from "node:fs/promises";
 import { createRequire } from "node:module";
 import path from "node:path";
+import { childEnv } from "../child-env.server";
 import { SpeechEngineError } from "./types";
 
 // The local engine's two native modules, loaded on first use only, so the app starts (and every other engine
@@ -186,7 +187,7 @@ function runProbe(kind: ProbeKind, modulePath: string, files: string[]): Promise
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ["-e", PROBE_SOURCE, "--", kind, modulePath, ...files], {
       stdio: ["ignore", "ignore", "pipe"],
-      env: { ...process.env, NODE_OPTIONS: "" },
+      env: childEnv(),
     });
     let stderr = "";
     child.stderr.setEncoding("utf8");
