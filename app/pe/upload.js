@@ -196,7 +196,12 @@
       return fetch(path, {
         method: "POST",
         credentials: "same-origin",
-        headers: { "Content-Type": "application/json", Accept: "application/json" },
+        // A refusal's detail in the page's language (api.server.ts detailLanguage); other clients get English.
+        headers: {
+          "Content-Type": "application/json",
+          Accept: "application/json",
+          "X-Skribent-Language": document.documentElement.lang || "de",
+        },
         body: JSON.stringify(payload),
         signal: controller.signal,
       })

@@ -1,4 +1,5 @@
 import { json } from "@remix-run/node";
+import { isLanguage, type Language } from "~/i18n";
 import { getUserByIdentity, upsertUserByIdentity } from "~/models/user.server";
 import { InsufficientScopeError } from "./api-scope.server";
 import { audit } from "./audit.server";
@@ -166,6 +167,18 @@ export function apiRoute<A extends { request: Request }>(handler: (args: A) => P
   return async (args: A) => withNotFoundAudit(args.request, () => answer(handler, args));
 }
 
+/**
+ * The language of a refusal's `detail`: the SPEC's English for every API client, and the page's language for the
+ * app's own scripts, which name it in X-Skribent-Language (app/pe/upload.js), so a German clinician reads why a file
+ * was refused in German. Only the words change; status and shape stay.
+ */
+export const DETAIL_LANGUAGE_HEADER = "X-Skribent-Language";
+
+function detailLanguage(request: Request): Language {
+  const asked = request.headers.get(DETAIL_LANGUAGE_HEADER)?.trim().toLowerCase();
+  return isLanguage(asked) ? asked : "en";
+}
+
 async function answer<A extends { request: Request }>(handler: (args: A) => Promise<Response>, args: A) {
   try {
     return await handler(args);
@@ -176,9 +189,9 @@ async function answer<A extends { request: Request }>(handler: (args: A) => Prom
     }
     if (error instanceof ApiError) return apiErrorResponse(error.status, error.detail, error.headers);
     if (error instanceof DomainError) {
-      // The JSON API speaks the SPEC's English messages.
+      // The JSON API speaks the SPEC's English messages, unless the caller asks for its page's language.
       const ns = error.message.includes(":") ? error.message.split(":")[0] : "common";
-      const t = await getFixedTFor("en", ["common", ns]);
+      const t = await getFixedTFor(detailLanguage(args.request), ["common", ns]);
       return apiErrorResponse(statusFor(error.kind), t(error.message, error.values));
     }
     if (error instanceof Response) {

@@ -20,10 +20,13 @@ test("upload a WAV with template and context, rename, tag, play and delete it", 
   await signIn(page, account(info.project.name));
   const form = page.locator("[data-upload-form]");
 
-  // A PDF with a .wav name is refused by the server with the SPEC message.
+  // A PDF with a .wav name is refused by the server with the SPEC message — in the page's language, with JavaScript
+  // (the upload script asks the API for it) as without.
   await form.locator('input[name="audio"]').setInputFiles(fakePdf);
   await form.getByRole("button", { name: "Hochladen" }).click();
-  await expect(page.locator("[data-upload-error]")).toContainText("application/pdf");
+  await expect(page.locator("[data-upload-error]")).toContainText(
+    "Der Dateityp „application/pdf“ wird nicht unterstützt",
+  );
 
   await form.locator('input[name="audio"]').setInputFiles(wav);
   // With JavaScript a valid file opens the template dialog (SPEC §2); without, the fields are in the form.
