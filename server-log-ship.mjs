@@ -11,6 +11,7 @@ import fs from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import tls from "node:tls";
+import { createFrameQueue, syslogFrame, syslogHostname } from "./server-log-ship-queue.mjs";
 import { formatLogLine, setLogShipper } from "./server-log.mjs";
 
 export class LogShipSettingsError extends Error {
@@ -81,26 +82,6 @@ export function readLogShipSettings(env = process.env) {
   return { host, port, secure, ca };
 }
 
-/** Severity (RFC 5424 §6.2.1) of each level; facility local0 (16). */
-const SEVERITY = { error: 3, warn: 4, info: 6, debug: 7 };
-const LOCAL0 = 16;
-
-/**
- * One entry as an RFC 5425 frame: `MSGLEN SP <PRI>1 TIMESTAMP HOSTNAME APP-NAME PROCID MSGID SD MSG`, MSG the entry's
- * line as UTF-8 (without a BOM).
- * @param {{ level: string, line: string, time: Date, hostname: string, pid: number }} entry
- */
-export function syslogFrame({ level, line, time, hostname, pid }) {
-  const pri = LOCAL0 * 8 + (SEVERITY[/** @type {keyof typeof SEVERITY} */ (level)] ?? SEVERITY.info);
-  const message = Buffer.from(`<${pri}>1 ${time.toISOString()} ${hostname} skribent ${pid} - - ${line}`, "utf8");
-  return Buffer.concat([Buffer.from(`${message.length} `, "ascii"), message]);
-}
-
-/** HOSTNAME is 1–255 printable US-ASCII characters (RFC 5424 §6.2.4). */
-function syslogHostname(name) {
-  return name.replace(/[^\x21-\x7e]/g, "-").slice(0, 255) || "-";
-}
-
 /**
  * Sends entries to the collector over one connection, kept open and opened again after a backoff; never throws and
  * never waits. `send` queues; `flush` waits (up to `timeoutMs`) until the queue is handed to the kernel; `close`
@@ -126,10 +107,7 @@ export function createSyslogShipper({
   // Only host and port are ever logged: never the URL as configured.
   const where = `${secure ? "tls" : "tcp"}://${net.isIPv6(host) ? `[${host}]` : host}:${port}`;
   const textFormat = format === "text";
-  /** @type {Buffer[]} */
-  const queue = [];
-  let queuedBytes = 0;
-  let dropped = 0;
+  const queue = createFrameQueue({ maxEntries, maxBytes });
   let inFlight = 0;
   /** @type {net.Socket | undefined} */
   let socket;
@@ -150,18 +128,10 @@ export function createSyslogShipper({
   const frame = (/** @type {string} */ level, /** @type {string} */ line, /** @type {Date} */ time) =>
     syslogFrame({ level, line, time, hostname, pid });
 
-  function enqueue(/** @type {Buffer} */ entry) {
-    queue.push(entry);
-    queuedBytes += entry.length;
-    while (queue.length > maxEntries || queuedBytes > maxBytes) {
-      queuedBytes -= /** @type {Buffer} */ (queue.shift()).length;
-      dropped += 1;
-    }
-  }
-
   function pump() {
     // After an outage, or when the collector reads too slowly to keep up, the first entry it gets says what it lost.
-    if (up && dropped > 0) {
+    if (up && queue.dropped > 0) {
+      const dropped = queue.takeDropped();
       const msg = `[log-ship] ${dropped} log entries were dropped while the collector was unreachable or slow`;
       const time = new Date();
       const line = formatLogLine({
@@ -172,12 +142,9 @@ export function createSyslogShipper({
         fields: { instance, dropped },
       });
       queue.unshift(frame("warn", line, time));
-      queuedBytes += queue[0].length;
-      dropped = 0;
     }
     while (up && socket && queue.length > 0 && socket.writableLength < 64 * 1024) {
       const entry = /** @type {Buffer} */ (queue.shift());
-      queuedBytes -= entry.length;
       inFlight += 1;
       const sentOn = socket;
       sentOn.write(entry, () => {
@@ -250,7 +217,7 @@ export function createSyslogShipper({
      */
     send(level, line, time) {
       if (closed) return;
-      enqueue(frame(level, line, time));
+      queue.push(frame(level, line, time));
       pump();
     },
     flush,
