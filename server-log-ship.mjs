@@ -143,13 +143,15 @@ export function createSyslogShipper({
       });
       queue.unshift(frame("warn", line, time));
     }
-    while (up && socket && queue.length > 0 && socket.writableLength < 64 * 1024) {
+    // Not into a destroyed socket, whose writes fail at once: that would empty the whole queue before it closes.
+    while (up && socket?.writable && queue.length > 0 && socket.writableLength < 64 * 1024) {
       const entry = /** @type {Buffer} */ (queue.shift());
       inFlight += 1;
       const sentOn = socket;
-      sentOn.write(entry, () => {
-        // A broken connection's writes were counted off when it closed: they are lost (no acknowledgements in syslog).
-        if (sentOn !== socket) return;
+      sentOn.write(entry, (error) => {
+        // A broken connection's writes (failed, or done after it closed) were counted off when it closed: they are
+        // lost (no acknowledgements in syslog).
+        if (error || sentOn !== socket) return;
         inFlight -= 1;
         pump();
       });
@@ -182,6 +184,7 @@ export function createSyslogShipper({
       up = false;
       socket = undefined;
       inFlight = 0;
+      pump(); // what waits for the queue to empty learns that these writes are done with
       if (closed) return;
       if (!reported) {
         reported = true;
