@@ -85,10 +85,11 @@ export function readLogShipSettings(env = process.env) {
 /**
  * Sends entries to the collector over one connection, kept open and opened again after a backoff; never throws and
  * never waits. `send` queues; `flush` waits (up to `timeoutMs`) until the queue is handed to the kernel; `close`
- * flushes and hangs up.
+ * flushes and hangs up. A connection that makes no progress for `progressTimeoutMs` — a handshake that never ends,
+ * or writes the kernel cannot take because the collector stopped reading — is destroyed and opened again.
  * @param {{ host: string, port: number, secure: boolean, ca?: Buffer, format?: string, instance?: string,
  *   hostname?: string, pid?: number, maxEntries?: number, maxBytes?: number, minBackoffMs?: number,
- *   maxBackoffMs?: number }} options
+ *   maxBackoffMs?: number, progressTimeoutMs?: number }} options
  */
 export function createSyslogShipper({
   host,
@@ -103,6 +104,7 @@ export function createSyslogShipper({
   maxBytes = 4 * 1024 * 1024,
   minBackoffMs = 1000,
   maxBackoffMs = 30_000,
+  progressTimeoutMs = 30_000,
 }) {
   // Only host and port are ever logged: never the URL as configured.
   const where = `${secure ? "tls" : "tcp"}://${net.isIPv6(host) ? `[${host}]` : host}:${port}`;
@@ -111,6 +113,11 @@ export function createSyslogShipper({
   let inFlight = 0;
   /** @type {net.Socket | undefined} */
   let socket;
+  /**
+   * The current connection's watchdog: armed while it connects and while writes wait, reset by each one done.
+   * @type {NodeJS.Timeout | undefined}
+   */
+  let stall;
   let up = false;
   let reported = false;
   let closed = false;
@@ -127,6 +134,20 @@ export function createSyslogShipper({
 
   const frame = (/** @type {string} */ level, /** @type {string} */ line, /** @type {Date} */ time) =>
     syslogFrame({ level, line, time, hostname, pid });
+
+  /** (Re)starts the watchdog of `on`: unless something progresses within progressTimeoutMs, it is destroyed. */
+  function watch(/** @type {net.Socket} */ on) {
+    clearTimeout(stall);
+    stall = setTimeout(() => {
+      const error = Object.assign(new Error(`no progress for ${progressTimeoutMs} ms`), { code: "ETIMEDOUT" });
+      on.destroy(error);
+    }, progressTimeoutMs).unref();
+  }
+
+  function unwatch() {
+    clearTimeout(stall);
+    stall = undefined;
+  }
 
   function pump() {
     // After an outage, or when the collector reads too slowly to keep up, the first entry it gets says what it lost.
@@ -146,6 +167,8 @@ export function createSyslogShipper({
     // Not into a destroyed socket, whose writes fail at once: that would empty the whole queue before it closes.
     while (up && socket?.writable && queue.length > 0 && socket.writableLength < 64 * 1024) {
       const entry = /** @type {Buffer} */ (queue.shift());
+      // The first write to wait starts the watchdog; more writes do not put it off, only completed ones do.
+      if (inFlight === 0) watch(socket);
       inFlight += 1;
       const sentOn = socket;
       sentOn.write(entry, (error) => {
@@ -153,6 +176,8 @@ export function createSyslogShipper({
         // lost (no acknowledgements in syslog).
         if (error || sentOn !== socket) return;
         inFlight -= 1;
+        if (inFlight > 0) watch(sentOn);
+        else unwatch();
         pump();
       });
     }
@@ -168,9 +193,12 @@ export function createSyslogShipper({
     socket = next;
     next.unref();
     next.setKeepAlive(true, 30_000);
+    // A collector that accepts the connection but never completes the handshake holds it up no longer than a write.
+    watch(next);
     /** @type {Error | undefined} */
     let failure;
     next.once(secure ? "secureConnect" : "connect", () => {
+      unwatch();
       up = true;
       reported = false;
       backoff = minBackoffMs;
@@ -181,6 +209,7 @@ export function createSyslogShipper({
     next.on("data", () => {}); // a collector says nothing (RFC 5425 §4.3); whatever it sends is ignored
     next.on("error", (error) => (failure ??= error));
     next.once("close", () => {
+      unwatch();
       up = false;
       socket = undefined;
       inFlight = 0;
@@ -224,6 +253,8 @@ export function createSyslogShipper({
       pump();
     },
     flush,
+    /** Counts of what waits (tests, diagnostics): whether it is connected, queued, written but not done yet. */
+    state: () => ({ connected: up, queued: queue.length, unacknowledged: inFlight }),
     /** @param {number} timeoutMs */
     async close(timeoutMs) {
       const flushed = await flush(timeoutMs);

@@ -23,6 +23,9 @@ export type Entry = {
   dropped?: number;
 };
 
+/** What server-log-ship.mjs's `state()` tells. */
+export type ShipperState = { connected: boolean; queued: number; unacknowledged: number };
+
 type Ca = ReturnType<typeof makeInternalCa>;
 
 export function setUpLogShipping() {
@@ -58,10 +61,11 @@ export function setUpLogShipping() {
 
   /**
    * A logging process: `log` sends it a command, `lines` are the JSON entries it wrote (stdout and stderr). `options`
-   * override the shipper's (LOG_SHIP_TEST_OPTIONS: queue size, backoff), so that a test need not wait 30 s.
+   * override the shipper's (LOG_SHIP_TEST_OPTIONS: queue size, backoff, timeout), so that a test need not wait 30 s.
    */
   function start(env: Record<string, string>, options: Record<string, number> = {}) {
     const child = spawn(process.execPath, ["tests/support/log-ship-child.mjs"], {
+      stdio: ["pipe", "pipe", "pipe", "ipc"],
       env: {
         PATH: process.env.PATH,
         NODE_ENV: "production",
@@ -69,7 +73,7 @@ export function setUpLogShipping() {
         LOG_SHIP_TEST_OPTIONS: JSON.stringify(options),
         ...env,
       },
-    });
+    }) as ChildProcessWithoutNullStreams; // stdin, stdout and stderr are pipes; the IPC channel answers `state`
     children.push(child);
     const lines: string[] = [];
     const seen = new EventTarget();
@@ -88,6 +92,13 @@ export function setUpLogShipping() {
         child.stdin.write(`${JSON.stringify({ exit: code })}\n`);
         const [exitCode] = await once(child, "exit");
         return exitCode as number;
+      },
+      /** The shipper's counts once the process has done what it was sent before. */
+      state: async () => {
+        const reply = once(child, "message");
+        child.stdin.write(`${JSON.stringify({ state: true })}\n`);
+        const [message] = await reply;
+        return (message as { state: ShipperState }).state;
       },
       /** Resolves when an entry whose msg contains `text` has been written. */
       written: (text: string) =>
