@@ -31,6 +31,7 @@ export function createFrameQueue({ maxEntries, maxBytes }) {
   const frames = [];
   let bytes = 0;
   let dropped = 0;
+  let resent = 0;
 
   function trim() {
     while (frames.length > maxEntries || bytes > maxBytes) {
@@ -47,6 +48,10 @@ export function createFrameQueue({ maxEntries, maxBytes }) {
     get dropped() {
       return dropped;
     },
+    /** How many frames were put back so far, to be sent again. */
+    get resent() {
+      return resent;
+    },
     /** A new frame, sent after all the others; the oldest go when the queue is full. @param {Buffer} frame */
     push(frame) {
       frames.push(frame);
@@ -57,6 +62,17 @@ export function createFrameQueue({ maxEntries, maxBytes }) {
     unshift(frame) {
       frames.unshift(frame);
       bytes += frame.length;
+    },
+    /**
+     * Frames taken but not delivered, back in front of the others and in their order, to be sent again. The bounds
+     * hold as for `push`: when the queue is over one, the oldest (these first) go and are counted.
+     * @param {Buffer[]} taken
+     */
+    putBack(taken) {
+      frames.unshift(...taken);
+      for (const frame of taken) bytes += frame.length;
+      resent += taken.length;
+      trim();
     },
     /** The next frame to send, or undefined. */
     shift() {

@@ -86,7 +86,8 @@ export function readLogShipSettings(env = process.env) {
  * Sends entries to the collector over one connection, kept open and opened again after a backoff; never throws and
  * never waits. `send` queues; `flush` waits (up to `timeoutMs`) until the queue is handed to the kernel; `close`
  * flushes and hangs up. A connection that makes no progress for `progressTimeoutMs` — a handshake that never ends,
- * or writes the kernel cannot take because the collector stopped reading — is destroyed and opened again.
+ * or writes the kernel cannot take because the collector stopped reading — is destroyed and opened again; the entries
+ * whose writes it had not completed are sent again over the next one (at least once, so possibly twice).
  * @param {{ host: string, port: number, secure: boolean, ca?: Buffer, format?: string, instance?: string,
  *   hostname?: string, pid?: number, maxEntries?: number, maxBytes?: number, minBackoffMs?: number,
  *   maxBackoffMs?: number, progressTimeoutMs?: number }} options
@@ -110,7 +111,12 @@ export function createSyslogShipper({
   const where = `${secure ? "tls" : "tcp"}://${net.isIPv6(host) ? `[${host}]` : host}:${port}`;
   const textFormat = format === "text";
   const queue = createFrameQueue({ maxEntries, maxBytes });
-  let inFlight = 0;
+  /**
+   * The current connection's frames written but not done yet (their write callbacks not called), oldest first: when
+   * it breaks they are put back in the queue, to be sent again.
+   * @type {Buffer[]}
+   */
+  let unacknowledged = [];
   /** @type {net.Socket | undefined} */
   let socket;
   /**
@@ -144,10 +150,7 @@ export function createSyslogShipper({
     }, progressTimeoutMs).unref();
   }
 
-  function unwatch() {
-    clearTimeout(stall);
-    stall = undefined;
-  }
+  const unwatch = () => clearTimeout(stall);
 
   function pump() {
     // After an outage, or when the collector reads too slowly to keep up, the first entry it gets says what it lost.
@@ -168,20 +171,21 @@ export function createSyslogShipper({
     while (up && socket?.writable && queue.length > 0 && socket.writableLength < 64 * 1024) {
       const entry = /** @type {Buffer} */ (queue.shift());
       // The first write to wait starts the watchdog; more writes do not put it off, only completed ones do.
-      if (inFlight === 0) watch(socket);
-      inFlight += 1;
+      if (unacknowledged.length === 0) watch(socket);
       const sentOn = socket;
+      const pending = unacknowledged;
+      pending.push(entry);
       sentOn.write(entry, (error) => {
-        // A broken connection's writes (failed, or done after it closed) were counted off when it closed: they are
-        // lost (no acknowledgements in syslog).
+        // A failed write, or one done after its connection closed, stays unacknowledged: it was put back in the queue
+        // when the connection closed. A stream calls back its writes in order, so this one is the oldest pending.
         if (error || sentOn !== socket) return;
-        inFlight -= 1;
-        if (inFlight > 0) watch(sentOn);
+        pending.shift();
+        if (pending.length > 0) watch(sentOn);
         else unwatch();
         pump();
       });
     }
-    if (queue.length === 0 && inFlight === 0) for (const resolve of idle) resolve();
+    if (queue.length === 0 && unacknowledged.length === 0) for (const resolve of idle) resolve();
   }
 
   function connect() {
@@ -212,7 +216,10 @@ export function createSyslogShipper({
       unwatch();
       up = false;
       socket = undefined;
-      inFlight = 0;
+      // At least once: what the kernel had not taken yet goes again after the reconnection (what it had taken may be
+      // lost — syslog has no acknowledgements — and what the collector got before the break may arrive twice).
+      if (!closed) queue.putBack(unacknowledged);
+      unacknowledged = [];
       pump(); // what waits for the queue to empty learns that these writes are done with
       if (closed) return;
       if (!reported) {
@@ -231,7 +238,7 @@ export function createSyslogShipper({
       const done = () => {
         clearTimeout(timer);
         idle.delete(done);
-        resolve(queue.length === 0 && inFlight === 0);
+        resolve(queue.length === 0 && unacknowledged.length === 0);
       };
       const timer = setTimeout(done, timeoutMs);
       idle.add(done);
@@ -253,8 +260,8 @@ export function createSyslogShipper({
       pump();
     },
     flush,
-    /** Counts of what waits (tests, diagnostics): whether it is connected, queued, written but not done yet. */
-    state: () => ({ connected: up, queued: queue.length, unacknowledged: inFlight }),
+    /** Counts (tests, diagnostics): connected, queued, written but not done, put back to be sent again so far. */
+    state: () => ({ connected: up, queued: queue.length, unacknowledged: unacknowledged.length, resent: queue.resent }),
     /** @param {number} timeoutMs */
     async close(timeoutMs) {
       const flushed = await flush(timeoutMs);

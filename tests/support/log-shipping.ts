@@ -24,7 +24,7 @@ export type Entry = {
 };
 
 /** What server-log-ship.mjs's `state()` tells. */
-export type ShipperState = { connected: boolean; queued: number; unacknowledged: number };
+export type ShipperState = { connected: boolean; queued: number; unacknowledged: number; resent: number };
 
 type Ca = ReturnType<typeof makeInternalCa>;
 
