@@ -61,6 +61,7 @@ export default tseslint.config(
       "server-app.mjs",
       "server-log.mjs",
       "server-log-ship.mjs",
+      "server-log-ship-queue.mjs",
       "tests/support/*.mjs",
       "server-listen.mjs",
       "server-tls.mjs",

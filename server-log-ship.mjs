@@ -11,6 +11,7 @@ import fs from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import tls from "node:tls";
+import { createFrameQueue, syslogFrame, syslogHostname } from "./server-log-ship-queue.mjs";
 import { formatLogLine, setLogShipper } from "./server-log.mjs";
 
 export class LogShipSettingsError extends Error {
@@ -81,33 +82,15 @@ export function readLogShipSettings(env = process.env) {
   return { host, port, secure, ca };
 }
 
-/** Severity (RFC 5424 §6.2.1) of each level; facility local0 (16). */
-const SEVERITY = { error: 3, warn: 4, info: 6, debug: 7 };
-const LOCAL0 = 16;
-
-/**
- * One entry as an RFC 5425 frame: `MSGLEN SP <PRI>1 TIMESTAMP HOSTNAME APP-NAME PROCID MSGID SD MSG`, MSG the entry's
- * line as UTF-8 (without a BOM).
- * @param {{ level: string, line: string, time: Date, hostname: string, pid: number }} entry
- */
-export function syslogFrame({ level, line, time, hostname, pid }) {
-  const pri = LOCAL0 * 8 + (SEVERITY[/** @type {keyof typeof SEVERITY} */ (level)] ?? SEVERITY.info);
-  const message = Buffer.from(`<${pri}>1 ${time.toISOString()} ${hostname} skribent ${pid} - - ${line}`, "utf8");
-  return Buffer.concat([Buffer.from(`${message.length} `, "ascii"), message]);
-}
-
-/** HOSTNAME is 1–255 printable US-ASCII characters (RFC 5424 §6.2.4). */
-function syslogHostname(name) {
-  return name.replace(/[^\x21-\x7e]/g, "-").slice(0, 255) || "-";
-}
-
 /**
  * Sends entries to the collector over one connection, kept open and opened again after a backoff; never throws and
  * never waits. `send` queues; `flush` waits (up to `timeoutMs`) until the queue is handed to the kernel; `close`
- * flushes and hangs up.
+ * flushes and hangs up. A connection that makes no progress for `progressTimeoutMs` — a handshake that never ends,
+ * or writes the kernel cannot take because the collector stopped reading — is destroyed and opened again; the entries
+ * whose writes it had not completed are sent again over the next one (at least once, so possibly twice).
  * @param {{ host: string, port: number, secure: boolean, ca?: Buffer, format?: string, instance?: string,
  *   hostname?: string, pid?: number, maxEntries?: number, maxBytes?: number, minBackoffMs?: number,
- *   maxBackoffMs?: number }} options
+ *   maxBackoffMs?: number, progressTimeoutMs?: number }} options
  */
 export function createSyslogShipper({
   host,
@@ -122,17 +105,25 @@ export function createSyslogShipper({
   maxBytes = 4 * 1024 * 1024,
   minBackoffMs = 1000,
   maxBackoffMs = 30_000,
+  progressTimeoutMs = 30_000,
 }) {
   // Only host and port are ever logged: never the URL as configured.
   const where = `${secure ? "tls" : "tcp"}://${net.isIPv6(host) ? `[${host}]` : host}:${port}`;
   const textFormat = format === "text";
-  /** @type {Buffer[]} */
-  const queue = [];
-  let queuedBytes = 0;
-  let dropped = 0;
-  let inFlight = 0;
+  const queue = createFrameQueue({ maxEntries, maxBytes });
+  /**
+   * The current connection's frames written but not done yet (their write callbacks not called), oldest first: when
+   * it breaks they are put back in the queue, to be sent again.
+   * @type {Buffer[]}
+   */
+  let unacknowledged = [];
   /** @type {net.Socket | undefined} */
   let socket;
+  /**
+   * The current connection's watchdog: armed while it connects and while writes wait, reset by each one done.
+   * @type {NodeJS.Timeout | undefined}
+   */
+  let stall;
   let up = false;
   let reported = false;
   let closed = false;
@@ -150,18 +141,21 @@ export function createSyslogShipper({
   const frame = (/** @type {string} */ level, /** @type {string} */ line, /** @type {Date} */ time) =>
     syslogFrame({ level, line, time, hostname, pid });
 
-  function enqueue(/** @type {Buffer} */ entry) {
-    queue.push(entry);
-    queuedBytes += entry.length;
-    while (queue.length > maxEntries || queuedBytes > maxBytes) {
-      queuedBytes -= /** @type {Buffer} */ (queue.shift()).length;
-      dropped += 1;
-    }
+  /** (Re)starts the watchdog of `on`: unless something progresses within progressTimeoutMs, it is destroyed. */
+  function watch(/** @type {net.Socket} */ on) {
+    clearTimeout(stall);
+    stall = setTimeout(() => {
+      const error = Object.assign(new Error(`no progress for ${progressTimeoutMs} ms`), { code: "ETIMEDOUT" });
+      on.destroy(error);
+    }, progressTimeoutMs).unref();
   }
+
+  const unwatch = () => clearTimeout(stall);
 
   function pump() {
     // After an outage, or when the collector reads too slowly to keep up, the first entry it gets says what it lost.
-    if (up && dropped > 0) {
+    if (up && queue.dropped > 0) {
+      const dropped = queue.takeDropped();
       const msg = `[log-ship] ${dropped} log entries were dropped while the collector was unreachable or slow`;
       const time = new Date();
       const line = formatLogLine({
@@ -172,22 +166,26 @@ export function createSyslogShipper({
         fields: { instance, dropped },
       });
       queue.unshift(frame("warn", line, time));
-      queuedBytes += queue[0].length;
-      dropped = 0;
     }
-    while (up && socket && queue.length > 0 && socket.writableLength < 64 * 1024) {
+    // Not into a destroyed socket, whose writes fail at once: that would empty the whole queue before it closes.
+    while (up && socket?.writable && queue.length > 0 && socket.writableLength < 64 * 1024) {
       const entry = /** @type {Buffer} */ (queue.shift());
-      queuedBytes -= entry.length;
-      inFlight += 1;
+      // The first write to wait starts the watchdog; more writes do not put it off, only completed ones do.
+      if (unacknowledged.length === 0) watch(socket);
       const sentOn = socket;
-      sentOn.write(entry, () => {
-        // A broken connection's writes were counted off when it closed: they are lost (no acknowledgements in syslog).
-        if (sentOn !== socket) return;
-        inFlight -= 1;
+      const pending = unacknowledged;
+      pending.push(entry);
+      sentOn.write(entry, (error) => {
+        // A failed write, or one done after its connection closed, stays unacknowledged: it was put back in the queue
+        // when the connection closed. A stream calls back its writes in order, so this one is the oldest pending.
+        if (error || sentOn !== socket) return;
+        pending.shift();
+        if (pending.length > 0) watch(sentOn);
+        else unwatch();
         pump();
       });
     }
-    if (queue.length === 0 && inFlight === 0) for (const resolve of idle) resolve();
+    if (queue.length === 0 && unacknowledged.length === 0) for (const resolve of idle) resolve();
   }
 
   function connect() {
@@ -199,9 +197,12 @@ export function createSyslogShipper({
     socket = next;
     next.unref();
     next.setKeepAlive(true, 30_000);
+    // A collector that accepts the connection but never completes the handshake holds it up no longer than a write.
+    watch(next);
     /** @type {Error | undefined} */
     let failure;
     next.once(secure ? "secureConnect" : "connect", () => {
+      unwatch();
       up = true;
       reported = false;
       backoff = minBackoffMs;
@@ -212,9 +213,14 @@ export function createSyslogShipper({
     next.on("data", () => {}); // a collector says nothing (RFC 5425 §4.3); whatever it sends is ignored
     next.on("error", (error) => (failure ??= error));
     next.once("close", () => {
+      unwatch();
       up = false;
       socket = undefined;
-      inFlight = 0;
+      // At least once: what the kernel had not taken yet goes again after the reconnection (what it had taken may be
+      // lost — syslog has no acknowledgements — and what the collector got before the break may arrive twice).
+      if (!closed) queue.putBack(unacknowledged);
+      unacknowledged = [];
+      pump(); // what waits for the queue to empty learns that these writes are done with
       if (closed) return;
       if (!reported) {
         reported = true;
@@ -232,7 +238,7 @@ export function createSyslogShipper({
       const done = () => {
         clearTimeout(timer);
         idle.delete(done);
-        resolve(queue.length === 0 && inFlight === 0);
+        resolve(queue.length === 0 && unacknowledged.length === 0);
       };
       const timer = setTimeout(done, timeoutMs);
       idle.add(done);
@@ -250,10 +256,12 @@ export function createSyslogShipper({
      */
     send(level, line, time) {
       if (closed) return;
-      enqueue(frame(level, line, time));
+      queue.push(frame(level, line, time));
       pump();
     },
     flush,
+    /** Counts (tests, diagnostics): connected, queued, written but not done, put back to be sent again so far. */
+    state: () => ({ connected: up, queued: queue.length, unacknowledged: unacknowledged.length, resent: queue.resent }),
     /** @param {number} timeoutMs */
     async close(timeoutMs) {
       const flushed = await flush(timeoutMs);

@@ -1,109 +1,26 @@
-import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { spawn } from "node:child_process";
 import { once } from "node:events";
-import fs from "node:fs";
-import { createServer, type AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
-import { createInterface } from "node:readline";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { parseEnv } from "~/services/config.server";
-import { makeInternalCa } from "../../scripts/internal-ca.mjs";
-import { startSyslogCollector, type SyslogCollector, type SyslogMessage } from "../support/syslog-collector";
+import { freePort, received, setUpLogShipping, withText, type Entry } from "../support/log-shipping";
 
 // ASVS 16.4.3 (ADR 0023): with LOG_SYSLOG_URL every entry a process writes to stdout/stderr also goes to a collector
 // on another machine, as RFC 5424 syslog over TLS (RFC 5425). The processes here log as server.mjs and the worker
 // do (tests/support/log-ship-child.mjs: the structured console and the shipper, no app); the collector is a real TLS
-// server with a certificate from a test CA made by openssl (tests/support/syslog-collector.ts).
+// server with a certificate from a test CA made by openssl (tests/support/syslog-collector.ts). What happens when the
+// connection stalls or breaks: log-shipping-stalls.test.ts.
 
-let dir: string;
-let ca: ReturnType<typeof makeInternalCa>;
-let otherCa: ReturnType<typeof makeInternalCa>;
-const children: ChildProcessWithoutNullStreams[] = [];
-const collectors: SyslogCollector[] = [];
-
-beforeAll(() => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), "skribent-log-shipping-"));
-  ca = makeInternalCa(path.join(dir, "ca"), { commonName: "Skribent log CA (test)" });
-  otherCa = makeInternalCa(path.join(dir, "other-ca"), { commonName: "Someone else's CA (test)" });
-});
-
-afterEach(async () => {
-  for (const child of children.splice(0)) if (child.exitCode === null) child.kill();
-  for (const collector of collectors.splice(0)) await collector.close();
-});
-
-afterAll(() => {
-  if (dir) fs.rmSync(dir, { recursive: true, force: true });
-});
-
-async function collector(issuer: ReturnType<typeof makeInternalCa>, port = 0) {
-  const { certFile, keyFile } = issuer.issue("logs.skribent.internal", { file: `collector-${collectors.length}` });
-  const tls = { cert: fs.readFileSync(certFile, "utf8"), key: fs.readFileSync(keyFile, "utf8") };
-  const started = await startSyslogCollector({ tls, port });
-  collectors.push(started);
-  return started;
-}
-
-type Entry = { level: string; msg: string; time: string; request_id?: string; instance?: string; dropped?: number };
-
-/** A logging process: `log` sends it a command, `lines` are the JSON entries it wrote (stdout and stderr). */
-function start(env: Record<string, string>, options: Record<string, number> = {}) {
-  const child = spawn(process.execPath, ["tests/support/log-ship-child.mjs"], {
-    env: {
-      PATH: process.env.PATH,
-      NODE_ENV: "production",
-      LOG_FORMAT: "json",
-      LOG_SHIP_TEST_OPTIONS: JSON.stringify(options),
-      ...env,
-    },
-  });
-  children.push(child);
-  const lines: string[] = [];
-  const seen = new EventTarget();
-  for (const stream of [child.stdout, child.stderr])
-    createInterface({ input: stream }).on("line", (line) => {
-      lines.push(line);
-      seen.dispatchEvent(new Event("line"));
-    });
-  return {
-    child,
-    lines,
-    entries: () => lines.map((line) => JSON.parse(line) as Entry),
-    log: (command: { level: string; msg: string; request_id?: string }) =>
-      child.stdin.write(`${JSON.stringify(command)}\n`),
-    exit: async (code = 0) => {
-      child.stdin.write(`${JSON.stringify({ exit: code })}\n`);
-      const [exitCode] = await once(child, "exit");
-      return exitCode as number;
-    },
-    /** Resolves when an entry whose msg contains `text` has been written. */
-    written: (text: string) =>
-      new Promise<Entry>((resolve, reject) => {
-        const check = () => {
-          const found = lines.map((line) => JSON.parse(line) as Entry).find((entry) => entry.msg.includes(text));
-          if (!found) return;
-          seen.removeEventListener("line", check);
-          clearTimeout(timer);
-          resolve(found);
-        };
-        // A bound, not a wait: a hang becomes a failure that says what never came.
-        const timer = setTimeout(() => reject(new Error(`the process never wrote "${text}"`)), 15_000);
-        seen.addEventListener("line", check);
-        check();
-      }),
-  };
-}
-
-const received = (collector: SyslogCollector, text: string) =>
-  collector.waitFor((messages) => messages.some((message) => message.msg.includes(text)), `"${text}"`);
-const withText = (messages: SyslogMessage[], text: string) => messages.find((message) => message.msg.includes(text))!;
+const shipping = setUpLogShipping();
+const { collector, start } = shipping;
 
 describe("log shipping to a syslog collector (LOG_SYSLOG_URL)", () => {
   it("sends every entry as an RFC 5424 message in an octet-counted frame over TLS, MSG the entry's JSON line", async () => {
-    const logs = await collector(ca);
+    const logs = await collector(shipping.ca);
     const app = start({
       LOG_SYSLOG_URL: `tls://127.0.0.1:${logs.port}`,
-      LOG_SYSLOG_CA_FILE: ca.caFile,
+      LOG_SYSLOG_CA_FILE: shipping.ca.caFile,
       INSTANCE_NAME: "app-a",
     });
     app.log({ level: "info", msg: "[boot] ready" });
@@ -143,9 +60,12 @@ describe("log shipping to a syslog collector (LOG_SYSLOG_URL)", () => {
   });
 
   it("sends nothing to a collector whose certificate it cannot verify, and the process logs on", async () => {
-    const impostor = await collector(otherCa);
+    const impostor = await collector(shipping.otherCa);
     const url = `tls://127.0.0.1:${impostor.port}`;
-    const app = start({ LOG_SYSLOG_URL: url, LOG_SYSLOG_CA_FILE: ca.caFile }, { minBackoffMs: 20, maxBackoffMs: 50 });
+    const app = start(
+      { LOG_SYSLOG_URL: url, LOG_SYSLOG_CA_FILE: shipping.ca.caFile },
+      { minBackoffMs: 20, maxBackoffMs: 50 },
+    );
     app.log({ level: "info", msg: "[boot] ready" });
     const refused = await app.written("[log-ship] cannot send");
     expect(refused).toMatchObject({ level: "warn" });
@@ -160,7 +80,7 @@ describe("log shipping to a syslog collector (LOG_SYSLOG_URL)", () => {
 
     // Control: the same collector, trusted through NODE_EXTRA_CA_CERTS (with Node's own CAs), gets the entries — the
     // only reason for the refusal was the certificate.
-    const trusting = start({ LOG_SYSLOG_URL: url, NODE_EXTRA_CA_CERTS: otherCa.caFile });
+    const trusting = start({ LOG_SYSLOG_URL: url, NODE_EXTRA_CA_CERTS: shipping.otherCa.caFile });
     trusting.log({ level: "info", msg: "[boot] trusted" });
     await received(impostor, "[boot] trusted");
     expect(await trusting.exit(0)).toBe(0);
@@ -169,7 +89,7 @@ describe("log shipping to a syslog collector (LOG_SYSLOG_URL)", () => {
   it("keeps the newest entries while the collector is down, and first tells it how many were dropped", async () => {
     const port = await freePort();
     const app = start(
-      { LOG_SYSLOG_URL: `tls://127.0.0.1:${port}`, LOG_SYSLOG_CA_FILE: ca.caFile },
+      { LOG_SYSLOG_URL: `tls://127.0.0.1:${port}`, LOG_SYSLOG_CA_FILE: shipping.ca.caFile },
       { maxEntries: 5, minBackoffMs: 20, maxBackoffMs: 100 },
     );
     app.log({ level: "info", msg: "[boot] ready" });
@@ -177,7 +97,7 @@ describe("log shipping to a syslog collector (LOG_SYSLOG_URL)", () => {
     for (let n = 1; n <= 10; n++) app.log({ level: "info", msg: `[jobs] entry ${n}` });
     await app.written("[jobs] entry 10");
 
-    const logs = await collector(ca, port);
+    const logs = await collector(shipping.ca, port);
     await received(logs, "[log-ship] sending log entries to");
     // 12 entries were queued ("ready", the refusal, 1–10): the 7 oldest went, the notice comes first.
     const [notice, ...rest] = logs.messages.map((message) => JSON.parse(message.msg) as Entry);
@@ -200,15 +120,6 @@ describe("log shipping to a syslog collector (LOG_SYSLOG_URL)", () => {
     expect(await app.exit(0)).toBe(0);
   });
 });
-
-/** A port nothing listens on (yet). */
-async function freePort() {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 describe("a wrong LOG_SYSLOG_URL", () => {
   it("stops `node server.mjs` before it boots, naming the variable but not its value", async () => {

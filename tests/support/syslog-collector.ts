@@ -7,8 +7,11 @@ import { createServer as createTlsServer } from "node:tls";
 // each message parsed as RFC 5424 demands — strictly: anything that does not parse is kept in `framingErrors` and
 // the connection is dropped, as a real collector would. `refusedHandshakes` counts clients that broke off the TLS
 // handshake, which shows a client got as far as TLS; `bytesAfterHandshake` what reached the collector at all.
-// `waitFor` resolves when the messages so far satisfy a condition (no polling: it checks on every message and every
-// refused handshake).
+// `connections` counts the connections it accepted (after the handshake); `stopReading` makes it stop reading the
+// open ones, as a stuck collector or a full network path does (the client's writes then stall once the kernel's
+// buffers are full), and `dropConnections` hangs up on them without reading what is left, as a collector that
+// restarts does. Connections opened later are read as usual. `waitFor` resolves when the messages so far satisfy a
+// condition (no polling: it checks on every message, every connection and every refused handshake).
 
 export type SyslogMessage = {
   facility: number;
@@ -30,6 +33,9 @@ export type SyslogCollector = {
   framingErrors: string[];
   readonly refusedHandshakes: number;
   readonly bytesAfterHandshake: number;
+  readonly connections: number;
+  stopReading(): void;
+  dropConnections(): void;
   waitFor(condition: (messages: SyslogMessage[]) => boolean, what: string): Promise<void>;
   close(): Promise<void>;
 };
@@ -70,9 +76,12 @@ export async function startSyslogCollector({
   const sockets = new Set<Socket>();
   let refusedHandshakes = 0;
   let bytesAfterHandshake = 0;
+  let connections = 0;
 
   function receive(socket: Socket) {
     sockets.add(socket);
+    connections++;
+    events.emit("message");
     socket.on("close", () => sockets.delete(socket));
     socket.on("error", () => socket.destroy());
     let buffer = Buffer.alloc(0);
@@ -122,6 +131,15 @@ export async function startSyslogCollector({
     },
     get bytesAfterHandshake() {
       return bytesAfterHandshake;
+    },
+    get connections() {
+      return connections;
+    },
+    stopReading() {
+      for (const socket of sockets) socket.pause();
+    },
+    dropConnections() {
+      for (const socket of sockets) socket.destroy();
     },
     waitFor(condition, what) {
       return new Promise((resolve, reject) => {
