@@ -6,6 +6,7 @@ import { parseRangeHeader, toWebStream } from "~/services/storage-http.server";
 import { isLocalStorage, type LocalObjectStorage } from "~/services/storage-local.server";
 import { auditForgedSignature } from "~/services/not-found-audit.server";
 import { INVALID_SIGNATURE_DETAIL } from "~/services/storage-local-signing.server";
+import { discardOversizeSlot } from "~/services/recordings.server";
 import { InvalidStorageKeyError, assertWellFormedKey, getStorage } from "~/services/storage.server";
 
 const NO_STORE = "private, no-store";
@@ -91,10 +92,13 @@ export async function action({ request, params }: ActionFunctionArgs) {
     return problem(403, verdict.detail);
   }
 
-  const declaredLength = request.headers.get("Content-Length");
-  if (declaredLength !== null && Number(declaredLength) > storage.maxUploadBytes) {
+  // A whole upload over the limit can never become a recording: its slot goes with the refusal (nothing half-stored).
+  const tooLarge = async () => {
+    if (!verdict.part) await discardOversizeSlot(key);
     return problem(413, "Upload too large");
-  }
+  };
+  const declaredLength = request.headers.get("Content-Length");
+  if (declaredLength !== null && Number(declaredLength) > storage.maxUploadBytes) return tooLarge();
   const body = request.body ?? new Uint8Array(0);
 
   if (verdict.part) {
@@ -117,7 +121,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
     body,
     maxBytes: storage.maxUploadBytes,
   });
-  if (!result.ok) return problem(413, "Upload too large");
+  if (!result.ok) return tooLarge();
 
   return new Response(null, { status: 200, headers: { ETag: result.etag, "Cache-Control": NO_STORE } });
 }

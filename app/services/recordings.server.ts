@@ -173,6 +173,20 @@ export async function confirmUpload({ userId, key }: { userId: string; key: unkn
   }
 }
 
+/**
+ * The local store refused a PUT as too large (413): the slot it was for can never be confirmed, so it goes now
+ * rather than with the daily sweep — only an unconfirmed upload's slot, found by its exact key under the owner the
+ * key names (a live recording's staging upload leaves its recording alone).
+ */
+export async function discardOversizeSlot(key: string) {
+  const [area, ownerId] = key.split("/");
+  if (area !== "audio" || !ownerId) return;
+  const recording = await findRecordingByKey({ ownerId, key });
+  // An earlier PUT to the same URL may have stored an object: it goes with the slot (rejectUpload).
+  if (recording?.upload_status === "awaiting_upload" && !isLiveRecording(recording))
+    await rejectUpload(ownerId, recording.id, key);
+}
+
 async function rejectUpload(userId: string, id: string, key: string) {
   await getStorage().delete(key);
   await deleteRecordingRow({ ownerId: userId, id });

@@ -100,10 +100,11 @@ export function badFilesApiSuite(storage: "local" | "s3") {
       );
       const outcome = await presignedUpload(anna, { ...declared, bytes: zeros });
       if (storage === "local") {
-        // The local store stops the PUT at the limit (the browser shows "Upload failed with status: 413"); the
-        // unconfirmed slot holds no object, is never listed, and goes with the daily sweep.
+        // The local store stops the PUT at the limit (the browser shows "Upload failed with status: 413"), and the
+        // slot that can never be confirmed goes with it: no object, no row.
         expect(outcome).toMatchObject({ status: 413, step: "put" });
         expect(await getStorage().head(outcome.key!)).toBeNull();
+        expect(await storedState(annaId)).toEqual(before);
       } else {
         // S3 cannot limit a presigned PUT: the server's check of the stored object refuses it and deletes both.
         expect(outcome).toMatchObject({ status: 400, message: tooLarge, step: "confirm" });
