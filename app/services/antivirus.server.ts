@@ -71,12 +71,33 @@ export async function scanUploadedFiles(
   }
 }
 
-/** The "antivirus" entry of the health check: clamd's PING and its engine and signature versions. */
+/** Signatures older than this mean freshclam has stopped updating them: the health check says so. */
+export const MAX_SIGNATURE_AGE_HOURS = 72;
+
+/**
+ * clamd's VERSION line — "ClamAV 1.4.6/27468/Thu Nov 26 09:28:02 2026": engine, signature database version and its
+ * date — judged for the health check. A clamd without an official database (only local signatures) names no date.
+ */
+export function judgeClamdVersion(line: string, now = new Date()) {
+  const [engine, database, built] = line.split("/");
+  const detail = line.slice(0, 200);
+  if (!database || !built) return { status: "healthy" as const, detail: `${engine} (no official signature database)` };
+  const age = (now.getTime() - Date.parse(`${built.trim()} UTC`)) / 3_600_000;
+  if (!Number.isFinite(age)) return { status: "healthy" as const, detail };
+  if (age > MAX_SIGNATURE_AGE_HOURS)
+    return {
+      status: "error" as const,
+      detail: `${detail}: signatures ${Math.floor(age / 24)} days old (is freshclam running?)`,
+    };
+  return { status: "healthy" as const, detail };
+}
+
+/** The "antivirus" entry of the health check: clamd's PING, its engine and how current its signatures are. */
 export async function antivirusHealthCheck(timeoutMs: number) {
   const { target } = getConfig().antivirus;
   if (!target) return { status: "not_configured" as const, detail: "no virus scanner configured (ANTIVIRUS_URL)" };
   try {
-    return { status: "healthy" as const, detail: (await clamdVersion(target, timeoutMs)).slice(0, 200) };
+    return judgeClamdVersion(await clamdVersion(target, timeoutMs));
   } catch (error) {
     const detail = error instanceof Error ? error.message.slice(0, 200) : "clamd check failed";
     return { status: "error" as const, detail };
