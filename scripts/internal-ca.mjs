@@ -20,6 +20,8 @@ function openssl(args) {
 /**
  * A new CA in `dir` (created if missing), valid for two days. `issue(name)` signs a server certificate for that DNS
  * name (and 127.0.0.1), valid for a day, and returns the paths of its PEM files; `file` names them (default: name).
+ * With `client: true` it is a client certificate instead, whose common name is `name` (for instance the database role
+ * a client signs in as with PostgreSQL's `cert` authentication).
  * @param {string} dir
  * @param {{ commonName?: string }} [options]
  */
@@ -33,17 +35,19 @@ export function makeInternalCa(dir, { commonName = "Skribent internal CA (test)"
     caFile,
     /**
      * @param {string} name
-     * @param {{ file?: string }} [options]
+     * @param {{ file?: string, client?: boolean }} [options]
      */
-    issue(name, { file = name } = {}) {
+    issue(name, { file = name, client = false } = {}) {
       const certFile = path.join(dir, `${file}.pem`);
       const keyFile = path.join(dir, `${file}-key.pem`);
       const request = path.join(dir, `${file}.csr`);
       const extensions = path.join(dir, `${file}.ext`);
       fs.writeFileSync(
         extensions,
-        `basicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=serverAuth\n` +
-          `subjectAltName=DNS:${name},IP:127.0.0.1\n`,
+        `basicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature\n` +
+          (client
+            ? "extendedKeyUsage=clientAuth\n"
+            : `extendedKeyUsage=serverAuth\nsubjectAltName=DNS:${name},IP:127.0.0.1\n`),
       );
       openssl(["req", "-new", ...EC_KEY, "-keyout", keyFile, "-out", request, "-subj", `/CN=${name}`]);
       const signing = ["-CA", caFile, "-CAkey", caKey, "-set_serial", String(serial++), "-days", "1"];
