@@ -55,6 +55,8 @@ const debianPackages = [
   ["/usr/sbin/nginx", "nginx"],
   ["/usr/bin/openssl", "openssl"],
   ["/usr/sbin/clamd", "clamav-daemon"],
+  // initdb and postgres for the client-certificate test's own server (the machine's cluster comes from the same).
+  ["/usr/lib/postgresql", "postgresql"],
 ];
 
 function ensureDebianPackages() {
