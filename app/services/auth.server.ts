@@ -116,8 +116,10 @@ class OidcStrategy extends OAuth2Strategy<Identity> {
     if (state) merged.set("nonce", nonceFor(state));
     // A request, not a guarantee (OIDC Core §5.5.1.1: a voluntary claim): it lets the provider step up to the level
     // asked for; what the ID token then says is checked at the callback.
-    const { acrValues } = getConfig().oidc;
+    const { acrValues, prompt } = getConfig().oidc;
     if (acrValues) merged.set("acr_values", acrValues.join(" "));
+    // OIDC_PROMPT=login: the provider asks again even while it holds a session (ASVS 7.6.2, OIDC Core §3.1.2.1).
+    if (prompt) merged.set("prompt", prompt);
     return merged;
   }
 

@@ -14,11 +14,21 @@ export const oidcEnvShape = {
   OIDC_AUDIENCE: z.string().min(1).default("skribent-api"),
   OIDC_ACR_VALUES: acrValuesSetting,
   OIDC_API_SCOPE: apiScopeSetting,
+  /**
+   * ASVS 7.6.2: `login` (or `consent`, `select_account`, as the provider supports them) makes every sign-in an explicit
+   * action at the provider, even while it still holds a session; unset, a provider session signs in without a click.
+   */
+  OIDC_PROMPT: z.enum(["login", "consent", "select_account"]).optional(),
   DEV_OIDC_PORT: z.coerce.number().int().min(0).max(65535).default(3001),
 };
 
 export function oidcConfig(env: Env, dataDir: string) {
-  const tokenRules = { audience: env.OIDC_AUDIENCE, acrValues: env.OIDC_ACR_VALUES, apiScope: env.OIDC_API_SCOPE };
+  const tokenRules = {
+    audience: env.OIDC_AUDIENCE,
+    acrValues: env.OIDC_ACR_VALUES,
+    apiScope: env.OIDC_API_SCOPE,
+    prompt: env.OIDC_PROMPT ?? null,
+  };
   if (!env.OIDC_ISSUER && env.APP_ENV !== "production") {
     return {
       dev: true as const,
