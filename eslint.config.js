@@ -53,6 +53,12 @@ export default tseslint.config(
     },
   },
   {
+    // A page script grown into pieces: the entry and its subfolder are ES modules that scripts/build-pe.mjs
+    // bundles into one classic script.
+    files: ["app/pe/upload.js", "app/pe/*/**/*.js"],
+    languageOptions: { sourceType: "module" },
+  },
+  {
     files: [
       "scripts/**/*.mjs",
       "bench/**/*.mjs",
