@@ -2,7 +2,8 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { buildConfig, ConfigError, parseEnv } from "./config.server";
+import { buildConfig, parseEnv } from "./config.server";
+import { configProblems as problems } from "./config-test-helpers";
 import { SECRET_SETTINGS } from "./config-secret-files.server";
 
 // Secrets delivered as files by a secrets manager (ASVS 5.0 13.3.1): NAME_FILE stands for NAME, and a mistake
@@ -15,16 +16,6 @@ function secretFile(name: string, content: string) {
   const file = path.join(dir, name);
   fs.writeFileSync(file, content, { mode: 0o600 });
   return file;
-}
-
-function problems(env: Record<string, string>) {
-  try {
-    parseEnv(env);
-    return "";
-  } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    return error.message;
-  }
 }
 
 const base = { DATA_DIR: dir };

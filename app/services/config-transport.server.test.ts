@@ -1,30 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { buildConfig, ConfigError, parseEnv } from "./config.server";
+import { buildConfig, parseEnv } from "./config.server";
+import { configProblems, PRODUCTION_ENV } from "./config-test-helpers";
 
 // ASVS 5.0 12.3.1: a production configuration that would send patient data, tokens or keys over a plain connection
 // leaving the machine does not start; the operator reads which variable and what to change.
 
-const PRODUCTION = {
-  APP_ENV: "production",
-  APP_URL: "https://skribent.klinik.example",
-  OIDC_ISSUER: "https://idp.klinik.example/realms/praxis",
-  OIDC_CLIENT_ID: "skribent",
-  OIDC_CLIENT_SECRET: "s",
-  COOKIE_SECRET: "c".repeat(32),
-  STORAGE_SIGNING_SECRET: "s".repeat(32),
-  DATA_DIR: "/tmp/skribent-config-test",
-  ANTIVIRUS_URL: "unix:///run/clamav/clamd.ctl",
-};
-
-function problems(env: Record<string, string>) {
-  try {
-    parseEnv(env);
-    return "";
-  } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    return error.problems.join("\n");
-  }
-}
+const PRODUCTION = PRODUCTION_ENV;
+const problems = configProblems;
 
 describe("a production configuration", () => {
   it("starts with encrypted connections everywhere", () => {

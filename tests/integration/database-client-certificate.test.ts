@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sql } from "kysely";
 import { migrateToLatest, openDatabase } from "~/services/db.server";
 import { buildConfig, parseEnv } from "~/services/config.server";
+import { PRODUCTION_ENV } from "~/services/config-test-helpers";
 import { startCertPostgres, type CertPostgres } from "../support/postgres-cert";
 
 // The app can sign in to PostgreSQL with a client certificate instead of a password (ASVS 5.0 13.2.1): libpq's
@@ -44,15 +45,7 @@ describe("PostgreSQL with a client certificate", () => {
   it("is a production DATABASE_URL as it stands (TLS verified, no password)", () => {
     const config = buildConfig(
       parseEnv({
-        APP_ENV: "production",
-        APP_URL: "https://skribent.klinik.example",
-        OIDC_ISSUER: "https://idp.klinik.example/realms/praxis",
-        OIDC_CLIENT_ID: "skribent",
-        OIDC_CLIENT_SECRET: "s",
-        COOKIE_SECRET: "c".repeat(32),
-        STORAGE_SIGNING_SECRET: "s".repeat(32),
-        ANTIVIRUS_URL: "none",
-        DATA_DIR: "/tmp/skribent-config-test",
+        ...PRODUCTION_ENV,
         DATABASE_URL: postgres.url().replace("127.0.0.1", "db.klinik.example"),
       }),
     );
