@@ -1,7 +1,6 @@
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { once } from "node:events";
 import fs from "node:fs";
-import { createServer, type AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { createInterface } from "node:readline";
@@ -146,11 +145,4 @@ export function received(collector: SyslogCollector, text: string, from = 0) {
 export const withText = (messages: SyslogMessage[], text: string) =>
   messages.find((message) => message.msg.includes(text))!;
 
-/** A port nothing listens on (yet). */
-export async function freePort() {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
+export { freePort } from "./free-port";

@@ -1,10 +1,10 @@
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import tls from "node:tls";
 import { INSTANCE_HOST } from "../../scripts/internal-ca.mjs";
+import { freePort } from "./free-port";
 
 // The shipped balancer configuration (deploy/nginx/skribent.conf) run as it is, by Debian's nginx on loopback, in
 // front of an app the test started: only its example host addresses, certificate paths and include path are
@@ -38,16 +38,6 @@ function makeCertificate(dir: string) {
     { stdio: "ignore" },
   );
   return { cert, key };
-}
-
-function freePort() {
-  return new Promise<number>((resolve, reject) => {
-    const server = net.createServer().listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-    server.once("error", reject);
-  });
 }
 
 async function reachable(port: number, ca: string) {

@@ -1,10 +1,10 @@
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { makeInternalCa } from "../../scripts/internal-ca.mjs";
+import { freePort } from "./free-port";
 
 // A PostgreSQL server of its own (Debian's binaries, which the machine's cluster comes from) that takes TLS only and
 // knows the app's role only by a client certificate (pg_hba `hostssl … cert`): the database authentication ASVS 5.0
@@ -21,16 +21,6 @@ export type CertPostgres = {
   url: (options?: { withClientCertificate?: boolean }) => string;
   stop: () => Promise<void>;
 };
-
-function freePort() {
-  return new Promise<number>((resolve, reject) => {
-    const server = net.createServer().listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-    server.on("error", reject);
-  });
-}
 
 const root = typeof process.getuid === "function" && process.getuid() === 0;
 const asServerUser = (args: string[]): [string, string[]] =>
