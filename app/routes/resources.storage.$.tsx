@@ -94,7 +94,11 @@ export async function action({ request, params }: ActionFunctionArgs) {
 
   // A whole upload over the limit can never become a recording: its slot goes with the refusal (nothing half-stored).
   const tooLarge = async () => {
-    if (!verdict.part) await discardOversizeSlot(key);
+    // The refusal stands whether or not the slot could go (the daily sweep is the backstop).
+    if (!verdict.part)
+      await discardOversizeSlot(key).catch((error: unknown) =>
+        console.warn("[storage] could not remove the slot of a refused upload:", String(error)),
+      );
     return problem(413, "Upload too large");
   };
   const declaredLength = request.headers.get("Content-Length");
