@@ -177,6 +177,17 @@ describe("uploads are scanned for malware", () => {
       });
       expect(await storedState(annaId)).toEqual(before);
       expect((await scanAudits(annaId)).at(-1)).toEqual({ entity_type: "recording", outcome: "failure" });
+      // Without JavaScript too: "try again later", not a fault of the file.
+      const { user, cookie } = await signedInUser({ email: "scanner-aus@praxis.example" });
+      const file = { label: "clean", name: "Sprechstunde.wav", type: "audio/wav", bytes: wav };
+      const nothing = await storedState(user.id);
+      expect(await formUpload(cookie, file, "de")).toEqual({
+        status: 503,
+        message:
+          "Die Datei „Sprechstunde.wav“ konnte nicht auf Schadsoftware geprüft werden und wurde nicht gespeichert. " +
+          "Bitte versuchen Sie es später erneut.",
+      });
+      expect(await storedState(user.id)).toEqual(nothing);
       expect((await healthReport()).service_tests.antivirus.status).toBe("error");
     } finally {
       setConfig(configured);

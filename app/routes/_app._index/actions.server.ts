@@ -37,7 +37,9 @@ async function failure(request: Request, error: unknown, extra: Record<string, s
   // Storage or the database is down: the banner says so, and the form can simply be sent again later.
   if (isServiceUnavailable(error)) return json({ error: t("common:errors.unavailable"), ...extra }, { status: 503 });
   if (!(error instanceof DomainError) || error.kind === "not_found") throw error;
-  return json({ error: t(error.message, error.values), ...extra }, { status: 400 });
+  // A service the use case needs could not answer (the virus scanner): not the user's input, so not a 400.
+  const status = error.kind === "unavailable" ? 503 : 400;
+  return json({ error: t(error.message, error.values), ...extra }, { status });
 }
 
 /** The audit row of an intent that succeeded on a recording (no content, only what and which). */
