@@ -13,9 +13,9 @@ import { serve } from "../support/remix-document";
 import { APP_URL, callRoute, request, setupTestApp, signedInUser } from "../setup/app";
 
 // The language model answering garbage to a letter job (the hardening issue's fault suite; the speech engines'
-// garbage and time-outs are covered in transcription.test.ts and the adapters' tests, a half-written JSON
-// letter in letters-api.test.ts). Whatever comes back, the job ends — retried within its bound or at once — in a
-// clear status with the translated reason on the Transcriptions screen, no letter row, nothing in "processing";
+// garbage and time-outs are covered in transcription-job.test.ts and the adapters' tests, a half-written JSON
+// letter in letters-api-failures.test.ts). Whatever comes back, the job ends — retried within its bound or at once —
+// in a clear status with the translated reason on the Transcriptions screen, no letter row, nothing in "processing";
 // and the next try with a sane model writes the letter.
 setupTestApp();
 let llm: FakeChatServer;

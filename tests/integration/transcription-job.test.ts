@@ -1,139 +1,31 @@
-import fs from "node:fs";
-import path from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { loader as filesLoader } from "~/routes/api.files";
-import { action as deleteAllAction } from "~/routes/api.delete-all";
 import { action as deleteTranscriptAction } from "~/routes/api.delete-transcript";
-import { action as forceCleanupAction } from "~/routes/api.force-cleanup";
-import { action as uploadUrlAction } from "~/routes/api.get-upload-url";
 import { action as transcribeAction } from "~/routes/api.transcribe_v2";
 import { loader as statusLoader } from "~/routes/api.transcribe_v2_.$job.status";
 import { loader as transcriptLoader } from "~/routes/api.transcript_v2.$";
-import { action as metadataAction } from "~/routes/api.update-file-metadata";
-import { action as tagsAction } from "~/routes/api.update-file-tags";
-import { action as storagePut } from "~/routes/resources.storage.$";
 import { claimJob } from "~/models/transcription.server";
 import { getDb } from "~/services/db.server";
-import { setSpeechEngine } from "~/services/speech/engine.server";
-import { createSpeechmaticsEngine } from "~/services/speech/speechmatics.server";
 import { getStorage } from "~/services/storage.server";
 import { LEASE_MS, runTranscriptionJob, sweepTranscriptionJobs } from "~/services/transcription-job.server";
+import { buildJsonV2 } from "../support/fake-speechmatics";
+import { apiClientFor } from "../support/api-client";
 import {
-  buildJsonV2,
-  startFakeSpeechmatics,
-  TWO_SPEAKER_FIXTURE,
-  type FakeSpeechmatics,
-} from "../support/fake-speechmatics";
-import { makeSpeechWav, makeTempDir, removeTempDir } from "../support/audio-fixtures";
-import { apiClientFor, type ApiClient } from "../support/api-client";
+  call,
+  callGet,
+  jobOf,
+  recordingOf,
+  setupTranscriptionWorld,
+  SPEECHMATICS_ENV,
+} from "../support/transcription-world";
 import { callRoute, setupTestApp } from "../setup/app";
 
-// The transcription job end to end on the app's side (issue 5): the JSON API as a client sees it, the
-// job run against a protocol-faithful Speechmatics server over HTTP, and the faults — engine down,
-// garbage, a worker that dies mid-job, duplicate requests — ending in exactly one transcript and no
-// status stuck in "processing".
-const app = setupTestApp({ provider: true, env: { SPEECH_ENGINE: "speechmatics", SPEECHMATICS_API_KEY: "test-key" } });
-let speechmatics: FakeSpeechmatics;
-let dir: string;
-let wav: string;
-
-beforeAll(async () => {
-  speechmatics = await startFakeSpeechmatics();
-  dir = await makeTempDir();
-  wav = await makeSpeechWav(dir);
-});
-afterAll(async () => {
-  setSpeechEngine(undefined);
-  await speechmatics.close();
-  await removeTempDir(dir);
-});
-afterEach(() => {
-  speechmatics.failures = null;
-  speechmatics.garbage = null;
-  speechmatics.transcript = TWO_SPEAKER_FIXTURE;
-});
-
-function engine() {
-  // The real adapter, with a short backoff so the fault tests take milliseconds.
-  setSpeechEngine(
-    createSpeechmaticsEngine({
-      apiKey: "test-key",
-      batchUrl: speechmatics.url,
-      pollIntervalMs: 10,
-      retry: { attempts: 3, baseDelayMs: 1, maxDelayMs: 5 },
-    }),
-  );
-}
-
-async function call(route: Parameters<typeof callRoute>[0], client: ApiClient, path: string, json?: unknown) {
-  const response = await callRoute(route, client(path, json === undefined ? {} : { method: "POST", json }));
-  return { status: response.status, body: await response.json() };
-}
-
-async function callGet(
-  route: Parameters<typeof callRoute>[0],
-  client: ApiClient,
-  path: string,
-  params: Record<string, string>,
-) {
-  const response = await callRoute(route, client(path), params);
-  return { status: response.status, body: await response.json() };
-}
-
-/** Upload as the browser does: slot, PUT through the storage route, metadata. */
-async function upload(client: ApiClient) {
-  const slot = await call(uploadUrlAction, client, "/api/get-upload-url", {
-    file_name: "Sprechstunde.wav",
-    file_type: "audio/wav",
-    language_code: "de",
-  });
-  const url = new URL(slot.body.url);
-  const put = await callRoute(
-    storagePut,
-    new Request(url, { method: "PUT", headers: { "Content-Type": "audio/wav" }, body: fs.readFileSync(wav) }),
-    { "*": url.pathname.replace(/^\/resources\/storage\//, "") },
-  );
-  expect(put.status).toBe(200);
-  const confirmed = await call(metadataAction, client, "/api/update-file-metadata", {
-    s3_key: slot.body.key,
-    metadata: {},
-  });
-  expect(confirmed.status).toBe(200);
-  return slot.body.key as string;
-}
-
-/** The transcript objects in the embedded store, as keys. */
-function transcriptObjects() {
-  const root = path.join(app.config.dataDir, "objects");
-  const area = path.join(root, "transcripts");
-  if (!fs.existsSync(area)) return [];
-  return fs
-    .readdirSync(area, { recursive: true, withFileTypes: true })
-    .filter((entry) => entry.isFile())
-    .map((entry) => path.relative(root, path.join(entry.parentPath, entry.name)));
-}
-
-async function jobOf(key: string) {
-  return getDb()
-    .selectFrom("transcription_jobs")
-    .innerJoin("recordings", "recordings.id", "transcription_jobs.recording_id")
-    .where("recordings.storage_key", "=", key)
-    .select([
-      "transcription_jobs.id",
-      "transcription_jobs.status",
-      "transcription_jobs.attempts",
-      "transcription_jobs.error_key",
-    ])
-    .executeTakeFirstOrThrow();
-}
-
-async function recordingOf(key: string) {
-  return getDb()
-    .selectFrom("recordings")
-    .where("storage_key", "=", key)
-    .select(["id", "transcription_status", "transcript_key"])
-    .executeTakeFirstOrThrow();
-}
+// The transcription job end to end on the app's side (issue 5): the JSON API as a client sees it, the job run against a
+// protocol-faithful Speechmatics server over HTTP (tests/support/transcription-world.ts), and the faults — engine down,
+// garbage, a worker that dies mid-job, duplicate requests — ending in exactly one transcript and no status stuck in
+// "processing". What tags, reset and delete leave behind: transcription-cleanup.test.ts.
+const app = setupTestApp({ provider: true, env: SPEECHMATICS_ENV });
+const { speechmatics, engine, upload } = setupTranscriptionWorld();
 
 describe("transcription (JSON API and job)", () => {
   it("starts once however often it is asked, runs the engine once, and serves the transcript", async () => {
@@ -155,8 +47,8 @@ describe("transcription (JSON API and job)", () => {
     const job = await jobOf(key);
     const [a, b] = await Promise.all([runTranscriptionJob(job.id), runTranscriptionJob(job.id)]);
     expect([a, b].sort()).toEqual(["completed", "skipped"]);
-    expect(speechmatics.calls("create")).toBe(1);
-    const sent = speechmatics.jobs.at(-1)!;
+    expect(speechmatics().calls("create")).toBe(1);
+    const sent = speechmatics().jobs.at(-1)!;
     expect(sent.config).toMatchObject({
       type: "transcription",
       transcription_config: { language: "de", operating_point: "enhanced", diarization: "speaker" },
@@ -175,7 +67,7 @@ describe("transcription (JSON API and job)", () => {
     expect((await call(transcribeAction, anna, "/api/transcribe_v2", { s3_key: key })).body.job_name).toBe(
       first.body.job_name,
     );
-    expect(speechmatics.calls("create")).toBe(1);
+    expect(speechmatics().calls("create")).toBe(1);
 
     const short = transcriptKey.replace(/^transcripts\//, "");
     const transcript = await callGet(transcriptLoader, anna, `/api/transcript_v2/${short}`, { "*": short });
@@ -250,7 +142,7 @@ describe("transcription (JSON API and job)", () => {
     const key = await upload(anna);
     await call(transcribeAction, anna, "/api/transcribe_v2", { s3_key: key });
     const job = await jobOf(key);
-    speechmatics.failures = { status: 503, count: 1000, on: "create" };
+    speechmatics().failures = { status: 503, count: 1000, on: "create" };
     expect(await runTranscriptionJob(job.id)).toBe("retry");
     expect((await recordingOf(key)).transcription_status).toBe("processing");
     expect(await runTranscriptionJob(job.id)).toBe("retry");
@@ -262,10 +154,10 @@ describe("transcription (JSON API and job)", () => {
     });
     expect((await recordingOf(key)).transcription_status).toBe("failed");
     // Three runs of three attempts each reached the engine; nothing more.
-    expect(speechmatics.calls("create")).toBeGreaterThanOrEqual(9);
+    expect(speechmatics().calls("create")).toBeGreaterThanOrEqual(9);
 
     // Once the engine is back, transcribing again works.
-    speechmatics.failures = null;
+    speechmatics().failures = null;
     await call(transcribeAction, anna, "/api/transcribe_v2", { s3_key: key });
     expect(await runTranscriptionJob((await jobOf(key)).id)).toBe("completed");
     expect((await recordingOf(key)).transcription_status).toBe("completed");
@@ -276,12 +168,12 @@ describe("transcription (JSON API and job)", () => {
     const anna = await apiClientFor(app.issuer, "anna-berger");
     const key = await upload(anna);
     await call(transcribeAction, anna, "/api/transcribe_v2", { s3_key: key });
-    speechmatics.garbage = "shape";
+    speechmatics().garbage = "shape";
     for (let run = 0; run < 3; run++) await runTranscriptionJob((await jobOf(key)).id);
     expect((await recordingOf(key)).transcription_status).toBe("failed");
 
-    speechmatics.garbage = null;
-    speechmatics.transcript = buildJsonV2([], { language: "de" });
+    speechmatics().garbage = null;
+    speechmatics().transcript = buildJsonV2([], { language: "de" });
     await call(transcribeAction, anna, "/api/transcribe_v2", { s3_key: key });
     expect(await runTranscriptionJob((await jobOf(key)).id)).toBe("failed");
     expect(await jobOf(key)).toMatchObject({ status: "failed", error_key: "transcriptions:errors.noSpeech" });
@@ -316,92 +208,5 @@ describe("transcription (JSON API and job)", () => {
     expect(
       await getDb().selectFrom("transcripts").where("recording_id", "=", recording.id).select("id").execute(),
     ).toHaveLength(1);
-  });
-
-  it("tags follow to the transcript; reset and delete leave no rows and no objects behind", async () => {
-    engine();
-    const anna = await apiClientFor(app.issuer, "anna-berger");
-    const key = await upload(anna);
-    await call(transcribeAction, anna, "/api/transcribe_v2", { s3_key: key });
-    await runTranscriptionJob((await jobOf(key)).id);
-    const { id, transcript_key: transcriptKey } = await recordingOf(key);
-
-    await call(tagsAction, anna, "/api/update-file-tags", {
-      s3_key: key,
-      tags: ["Nachsorge"],
-      update_all_related: true,
-    });
-    const tagged = await getDb()
-      .selectFrom("transcripts")
-      .where("recording_id", "=", id)
-      .select("tags")
-      .executeTakeFirst();
-    expect(tagged?.tags).toEqual(["Nachsorge"]);
-
-    // Reset: the transcript goes, the recording starts over.
-    const reset = await call(forceCleanupAction, anna, "/api/force-cleanup", { s3_key: key });
-    expect(reset.body).toEqual({
-      cleanup_results: { medical_letters_deleted: 0, transcript_deleted: true, source_reset: true },
-    });
-    expect(await getStorage().head(transcriptKey!)).toBeNull();
-    expect(await recordingOf(key)).toMatchObject({ transcription_status: "pending", transcript_key: null });
-    expect(
-      await getDb().selectFrom("transcription_jobs").where("recording_id", "=", id).select("id").execute(),
-    ).toEqual([]);
-
-    // Transcribed again, then deleted with everything.
-    await call(transcribeAction, anna, "/api/transcribe_v2", { s3_key: key });
-    await runTranscriptionJob((await jobOf(key)).id);
-    const second = (await recordingOf(key)).transcript_key!;
-    expect((await call(deleteAllAction, anna, "/api/delete-all", { s3_key: key })).body).toEqual({ success: true });
-    for (const table of ["recordings", "transcripts", "transcription_jobs"] as const) {
-      const column = table === "recordings" ? "id" : "recording_id";
-      expect(await getDb().selectFrom(table).where(column, "=", id).select(column).execute()).toEqual([]);
-    }
-    expect(await getStorage().head(key)).toBeNull();
-    expect(await getStorage().head(second)).toBeNull();
-  });
-
-  it("delete-transcript removes the transcript and returns the recording to pending", async () => {
-    engine();
-    const anna = await apiClientFor(app.issuer, "anna-berger");
-    const key = await upload(anna);
-    await call(transcribeAction, anna, "/api/transcribe_v2", { s3_key: key });
-    await runTranscriptionJob((await jobOf(key)).id);
-    const transcriptKey = (await recordingOf(key)).transcript_key!;
-    expect(
-      await call(deleteTranscriptAction, anna, "/api/delete-transcript", { transcript_key: transcriptKey }),
-    ).toEqual({
-      status: 200,
-      body: { success: true },
-    });
-    expect(await getStorage().head(transcriptKey)).toBeNull();
-    expect(await recordingOf(key)).toMatchObject({ transcription_status: "pending", transcript_key: null });
-    expect(
-      (await call(deleteTranscriptAction, anna, "/api/delete-transcript", { transcript_key: transcriptKey })).status,
-    ).toBe(404);
-  });
-
-  it("deleting a recording while its transcription runs cancels the run and stores nothing", async () => {
-    engine();
-    const anna = await apiClientFor(app.issuer, "anna-berger");
-    const key = await upload(anna);
-    await call(transcribeAction, anna, "/api/transcribe_v2", { s3_key: key });
-    const job = await jobOf(key);
-    const { id } = await recordingOf(key);
-    // The engine holds the job (Speechmatics still "running") while the user deletes the recording.
-    speechmatics.pollsUntilDone = 1_000_000;
-    // Earlier tests' polls count too: wait for one of this run's, so the run is under way before the delete
-    // (a delete that overtakes the claim is only noticed at the next lease renewal, 30 s later).
-    const polled = speechmatics.calls("status");
-    const run = runTranscriptionJob(job.id);
-    await expect.poll(() => speechmatics.calls("status"), { timeout: 10_000 }).toBeGreaterThan(polled);
-    await call(deleteAllAction, anna, "/api/delete-all", { s3_key: key });
-    expect(await run).toBe("skipped");
-    speechmatics.pollsUntilDone = 0;
-    expect(await getDb().selectFrom("transcripts").where("recording_id", "=", id).select("id").execute()).toEqual([]);
-    // Every transcript object in the store belongs to a transcript row: the cancelled run left none.
-    const rows = await getDb().selectFrom("transcripts").select("storage_key").execute();
-    expect(transcriptObjects().sort()).toEqual(rows.map((r) => r.storage_key).sort());
   });
 });
