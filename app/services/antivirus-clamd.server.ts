@@ -106,8 +106,11 @@ function converse(target: ClamdTarget, command: string, timeoutMs: number, body?
 
 async function send(socket: net.Socket, command: string, body: Body | undefined, done: () => boolean) {
   const write = async (data: Uint8Array) => {
-    if (socket.write(data)) return;
-    // Waits for clamd to read on, or for the connection to end (an answer, an error or the time-out).
+    // Once the conversation has ended (an answer, an error, the time-out) nothing more is written, and nothing waits
+    // for a 'close' that has already been emitted.
+    if (done() || socket.destroyed) return;
+    if (socket.write(data) || socket.destroyed) return;
+    // Waits for clamd to read on, or for the connection to end.
     await new Promise<void>((resolve) => {
       const go = () => {
         socket.off("drain", go).off("close", go);
