@@ -169,8 +169,8 @@ export function apiRoute<A extends { request: Request }>(handler: (args: A) => P
 
 /**
  * The language of a refusal's `detail`: the SPEC's English for every API client, and the page's language for the
- * app's own scripts, which name it in X-Skribent-Language (app/pe/upload/api.js), so a German clinician reads why a file
- * was refused in German. Only the words change; status and shape stay.
+ * app's own scripts, which name it in X-Skribent-Language (app/pe/upload/api.js), so a German clinician reads why
+ * a file was refused in German. Only the words change; status and shape stay.
  */
 export const DETAIL_LANGUAGE_HEADER = "X-Skribent-Language";
 

@@ -52,9 +52,8 @@ export async function createRealtimeUploadSlot(args: { userId: string; specificK
 
 /**
  * After the browser's PUT: the staging object must pass the virus scan and be audio of a recorder format (magic
- * bytes, ffprobe); it is
- * rewritten into a clean file of the key's container and replaces the recording's audio. A rejected upload
- * leaves the audio as it was. In "transcript plus Arztbrief" mode a recording that had no audio yet starts
+ * bytes, ffprobe); it is rewritten into a clean file of the key's container and replaces the recording's audio. A
+ * rejected upload leaves the audio as it was. In "transcript plus Arztbrief" mode a recording that had no audio yet starts
  * its letter now.
  */
 export async function confirmRealtimeAudio(args: { userId: string; key: unknown; request?: Request }) {
