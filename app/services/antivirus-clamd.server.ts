@@ -84,13 +84,18 @@ function converse(target: ClamdTarget, command: string, timeoutMs: number, body?
       received.push(chunk);
       if (chunk.includes(0)) finish(() => resolve(answer()));
     });
-    // clamd refusing a stream answers and closes at once: what it said counts, not the write that then failed.
-    socket.on("error", (error) =>
-      finish(() =>
-        answer()
-          ? resolve(answer())
-          : reject(new ClamdError(connected ? "error" : "unreachable", `clamd: ${error.message}`)),
-      ),
+    // clamd refusing a stream answers and closes at once: what it said counts, not the write that then failed. The
+    // close can also reach the writer first (EPIPE, ECONNRESET), and Node then drops the answer unread.
+    socket.on("error", (error: NodeJS.ErrnoException) =>
+      finish(() => {
+        if (answer()) return resolve(answer());
+        if (!connected) return reject(new ClamdError("unreachable", `clamd: ${error.message}`));
+        const hangUp = error.code === "EPIPE" || error.code === "ECONNRESET";
+        const why = hangUp
+          ? `${error.code}: clamd hung up while the file was sent (over its StreamMaxLength?)`
+          : error.message;
+        reject(new ClamdError("error", `clamd: ${why}`));
+      }),
     );
     socket.on("close", () =>
       finish(() => (answer() ? resolve(answer()) : reject(new ClamdError("error", "clamd closed without an answer")))),
