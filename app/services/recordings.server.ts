@@ -25,7 +25,7 @@ import {
 } from "./media-probe.server";
 import { localiseAudioMessage } from "./media-messages.server";
 import { hitRateLimit } from "./rate-limit.server";
-import { getStorage, makeStorageKey } from "./storage.server";
+import { assertWellFormedKey, getStorage, makeStorageKey } from "./storage.server";
 
 // Recordings: upload slots with short-lived URLs, the server's check of the
 // stored bytes, the files list (metadata, names and tags: recording-metadata; delete and reset: recording-removal). The
@@ -179,8 +179,8 @@ export async function confirmUpload({ userId, key }: { userId: string; key: unkn
  * key names (a live recording's staging upload leaves its recording alone).
  */
 export async function discardOversizeSlot(key: string) {
-  const [area, ownerId] = key.split("/");
-  if (area !== "audio" || !ownerId) return;
+  if (!key.startsWith("audio/")) return;
+  const ownerId = assertWellFormedKey(key);
   const recording = await findRecordingByKey({ ownerId, key });
   // An earlier PUT to the same URL may have stored an object: it goes with the slot (rejectUpload).
   if (recording?.upload_status === "awaiting_upload" && !isLiveRecording(recording))
