@@ -77,12 +77,14 @@ export const MAX_SIGNATURE_AGE_HOURS = 72;
 /**
  * clamd's VERSION line — "ClamAV 1.4.6/27468/Thu Nov 26 09:28:02 2026": engine, signature database version and its
  * date — judged for the health check. A clamd without an official database (only local signatures) names no date.
+ * clamd writes the date in its host's local time (ctime) and names no zone; it runs beside the app (a unix socket or
+ * localhost, config-antivirus.server.ts), so the date is read in the app's local time, not as UTC.
  */
 export function judgeClamdVersion(line: string, now = new Date()) {
   const [engine, database, built] = line.split("/");
   const detail = line.slice(0, 200);
   if (!database || !built) return { status: "healthy" as const, detail: `${engine} (no official signature database)` };
-  const age = (now.getTime() - Date.parse(`${built.trim()} UTC`)) / 3_600_000;
+  const age = (now.getTime() - Date.parse(built.trim())) / 3_600_000;
   if (!Number.isFinite(age)) return { status: "healthy" as const, detail };
   if (age > MAX_SIGNATURE_AGE_HOURS)
     return {
