@@ -4,6 +4,7 @@ import fs from "node:fs";
 import { run } from "./config.mjs";
 
 let current; // the tool's child process, killed on cleanup
+let stopped = false; // cleanup has begun: no further tool starts
 
 export async function toolVersion(command, args) {
   try {
@@ -16,6 +17,7 @@ export async function toolVersion(command, args) {
 
 /** Runs a tool to its end (or `timeoutMs`), keeping its output; the child is killed on cleanup. */
 export function runTool(command, args, { timeoutMs, logFile }) {
+  if (stopped) return Promise.resolve({ code: -1, output: "not started: the bench is stopping", timedOut: false });
   return new Promise((resolve) => {
     const child = spawn(command, args, {
       stdio: ["ignore", "pipe", "pipe"],
@@ -52,7 +54,12 @@ function killGroup(child) {
   }
 }
 
-/** Kills the tool that is running, if any (cleanup). */
+/**
+ * Kills the tool that is running, if any, and lets no other start (cleanup). The loop over the scan targets goes on
+ * until the bench exits: it started the next target's scan, which outlived the bench against a stopped app and wrote
+ * into the temporary directory cleanup had just removed.
+ */
 export function killCurrentTool() {
+  stopped = true;
   killGroup(current);
 }
