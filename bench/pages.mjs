@@ -6,7 +6,9 @@
 //  2. wrk (Debian) on loopback: the same user with 1,000 recordings, 50 connections on each list route
 //     (workspace, transcriptions, letters, and the JSON lists). Goal: p95 ≤ 50 ms. Beside each route, its floor:
 //     the same bytes served from memory by a bare Express with the app's compression (bench/floor-server.mjs),
-//     under the same wrk run — what no implementation of the route could beat on this machine.
+//     under the same wrk run — what the route costs with no session, database, rendering, audit or CSP. Last, the
+//     signed-in floor: the cheapest answer behind a session (GET /api/prompts, 14 bytes), what any route pays here
+//     for the session and one query before its own work.
 // The first recording is made through the JSON API against the tests' protocol-faithful engines (Speechmatics
 // batch, an OpenAI-compatible model); the rest are copies of its rows (bench/support-seed.mjs). A bench prints
 // figures; it is not a test (exit 1 only when a run fails).
@@ -276,6 +278,9 @@ try {
         ["letters /arztbriefe", "/arztbriefe"],
         ["GET /api/files", "/api/files"],
         ["GET /api/arztbriefe", "/api/arztbriefe"],
+        // Not a list: the cheapest signed-in answer there is (the user's saved prompts, none: 14 bytes, the session
+        // and one query). What any route that checks its session in the database costs here before its own work.
+        ["signed-in floor /api/prompts", "/api/prompts"],
       ]);
   }
 } catch (error) {
