@@ -17,6 +17,23 @@ export { AuthenticationStrengthError } from "./auth-strength.server";
 
 export const HTTP_TIMEOUT_MS = 10_000; // SPEC §7: HTTP time-out 10 s
 export const CLOCK_LEEWAY_SECONDS = 60; // SPEC §7: token leeway 60 s
+/**
+ * The signature algorithms an ID or access token may use (ASVS 9.1.2): the asymmetric ones providers publish keys
+ * for. Never `none`, never an HMAC (whose key would be the provider's public key: alg confusion), whatever the token's
+ * header or a key in the provider's JWKS says.
+ */
+export const TOKEN_ALGORITHMS = [
+  "RS256",
+  "RS384",
+  "RS512",
+  "PS256",
+  "PS384",
+  "PS512",
+  "ES256",
+  "ES384",
+  "ES512",
+  "EdDSA",
+];
 export const STATE_COOKIE = "skribent_oauth";
 
 /**
@@ -158,6 +175,7 @@ export async function verifyIdToken(idToken: string, state: string | null): Prom
   const { oidc } = getConfig();
   const { issuer } = await getDiscovery();
   const { payload } = await jwtVerify(idToken, await getJwks(), {
+    algorithms: TOKEN_ALGORITHMS,
     issuer,
     audience: oidc.clientId,
     clockTolerance: CLOCK_LEEWAY_SECONDS,
@@ -249,6 +267,7 @@ export async function verifyAccessToken(token: string) {
   const { oidc } = getConfig();
   const { issuer } = await getDiscovery();
   const { payload } = await jwtVerify(token, await getJwks(), {
+    algorithms: TOKEN_ALGORITHMS,
     issuer,
     audience: oidc.audience,
     clockTolerance: CLOCK_LEEWAY_SECONDS,

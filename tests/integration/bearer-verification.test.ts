@@ -1,3 +1,4 @@
+import { exportJWK, generateKeyPair, SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { upsertUserByIdentity } from "~/models/user.server";
 import { loader as usageLoader } from "~/routes/api.usage-dashboard";
@@ -94,6 +95,53 @@ describe("a bearer token's times", () => {
     const forged = `${head}.${Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(body, "base64url").toString()), sub: "someone-else" })).toString("base64url")}.${signature}`;
     expect((await call(forged)).status).toBe(401);
     expect((await call(good)).status).toBe(200);
+  });
+});
+
+describe("a bearer token's signature", () => {
+  const claims = { sub: "sig-1", email: "ops9@skribent.example", email_verified: true };
+  const call = async (token: string) =>
+    callRoute(usageLoader, request("/api/usage-dashboard", { headers: { Authorization: `Bearer ${token}` } }));
+  const b64 = (value: object) => Buffer.from(JSON.stringify(value)).toString("base64url");
+  const body = () => {
+    const now = Math.floor(Date.now() / 1000);
+    return { ...claims, iss: issuer.url, aud: getConfig().oidc.audience, iat: now, exp: now + 300 };
+  };
+
+  it("is refused unsigned (alg none) and HMAC-signed with the provider's public key (alg confusion)", async () => {
+    expect((await call(`${b64({ alg: "none", kid: "test-key" })}.${b64(body())}.`)).status).toBe(401);
+    const confused = await new SignJWT(body())
+      .setProtectedHeader({ alg: "HS256", kid: "test-key" })
+      .sign(new TextEncoder().encode(issuer.publicKeyPem));
+    expect((await call(confused)).status).toBe(401);
+    expect((await call(await issuer.sign(claims, getConfig().oidc.audience))).status).toBe(200);
+  });
+
+  it("is refused when it brings its own key (jwk, jku, x5u headers): only the provider's published keys count", async () => {
+    const attacker = await generateKeyPair("RS256");
+    const attackerJwk = { ...(await exportJWK(attacker.publicKey)), kid: "attacker", alg: "RS256" };
+    let fetched = 0;
+    const keys = http.createServer((_req, res) => {
+      fetched++;
+      res.writeHead(200, { "Content-Type": "application/json" }).end(JSON.stringify({ keys: [attackerJwk] }));
+    });
+    await new Promise<void>((resolve) => keys.listen(0, "127.0.0.1", resolve));
+    const keysUrl = `http://127.0.0.1:${(keys.address() as AddressInfo).port}/jwks`;
+    try {
+      const headers = [
+        { alg: "RS256", kid: "attacker", jwk: attackerJwk },
+        { alg: "RS256", kid: "test-key", jwk: attackerJwk },
+        { alg: "RS256", kid: "attacker", jku: keysUrl },
+        { alg: "RS256", kid: "attacker", x5u: keysUrl },
+      ];
+      for (const header of headers) {
+        const token = await new SignJWT(body()).setProtectedHeader(header).sign(attacker.privateKey);
+        expect((await call(token)).status, JSON.stringify(Object.keys(header))).toBe(401);
+      }
+      expect(fetched).toBe(0);
+    } finally {
+      await new Promise<void>((resolve) => keys.close(() => resolve()));
+    }
   });
 });
 

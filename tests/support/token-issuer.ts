@@ -1,6 +1,6 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { exportJWK, generateKeyPair, SignJWT, type JWTPayload } from "jose";
+import { exportJWK, exportSPKI, generateKeyPair, SignJWT, type JWTPayload } from "jose";
 
 /**
  * A minimal identity provider for access-token tests: OpenID discovery and a JWKS on loopback, and tokens
@@ -28,6 +28,8 @@ export async function startTokenIssuer() {
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     url,
+    /** The public key as PEM, as an attacker would find it (to HMAC-sign a token with it: alg confusion). */
+    publicKeyPem: await exportSPKI(publicKey),
     /** An RS256 access token for `audience`, valid for five minutes (from `issuedAt`, seconds; default now). */
     sign: (claims: JWTPayload & { sub: string }, audience: string, issuedAt = Math.floor(Date.now() / 1000)) =>
       new SignJWT(claims)
