@@ -152,10 +152,12 @@ class OidcStrategy extends OAuth2Strategy<Identity> {
       client_id: oidc.clientId,
       client_secret: oidc.clientSecret,
     });
+    // Not followed (ASVS 15.3.2): a 307/308 would send the code and the client secret on to wherever it points.
     const response = await fetch(token_endpoint, {
       method: "POST",
       headers: { "Content-Type": "application/x-www-form-urlencoded", Accept: "application/json" },
       body,
+      redirect: "manual",
       signal: AbortSignal.timeout(HTTP_TIMEOUT_MS),
     });
     const data = (await response.json().catch(() => ({}))) as Record<string, unknown>;

@@ -1,3 +1,5 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi, type MockInstance } from "vitest";
 import { loader as workspaceLoader } from "~/routes/_app";
 import { loader as loginLoader } from "~/routes/login";
@@ -145,6 +147,31 @@ describe("a replayed code", () => {
     const replay = newBrowser();
     await expectRefused(await callback(query, cookieAtCallback), replay, before + 1, /invalid_grant/);
     expect(provider.tokenRequests).toEqual([{ status: 200 }, { status: 400, error: "invalid_grant" }]);
+  });
+});
+
+describe("a redirected token request", () => {
+  it("is not followed: the code and the client secret go nowhere else, and the sign-in is refused", async () => {
+    const posted: string[] = [];
+    const elsewhere = http.createServer((req, res) => {
+      let body = "";
+      req.on("data", (chunk: Buffer) => (body += chunk));
+      req.on("end", () => {
+        posted.push(body);
+        res.writeHead(200, { "Content-Type": "application/json" }).end("{}");
+      });
+    });
+    await new Promise<void>((resolve) => elsewhere.listen(0, "127.0.0.1", resolve));
+    try {
+      provider.settings.tokenRedirect = `http://127.0.0.1:${(elsewhere.address() as AddressInfo).port}/token`;
+      const before = await sessionCount();
+      const browser = newBrowser();
+      const { query } = await goToProvider(browser);
+      await expectRefused(await callback(query, browser.cookie), browser, before, /Token exchange failed: 307/);
+      expect(posted).toEqual([]);
+    } finally {
+      await new Promise<void>((resolve) => elsewhere.close(() => resolve()));
+    }
   });
 });
 

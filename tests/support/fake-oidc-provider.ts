@@ -56,6 +56,8 @@ export async function startFakeOidcProvider(client: Client) {
     account: { sub: "fake-lena-vogt", email: "lena.vogt@praxis.example", name: "Dr. Lena Vogt" } as FakeAccount,
     /** The ID token's `acr`; by default none, as from a provider that does not say how the user signed in. */
     acr: null as string | null,
+    /** Where the token endpoint redirects its POSTs (307, body and all, were a client to follow); null: it answers. */
+    tokenRedirect: null as string | null,
   };
   const settings = { ...defaults };
   const tokenRequests: TokenRequestRecord[] = [];
@@ -214,6 +216,10 @@ export async function startFakeOidcProvider(client: Client) {
       if (route === "GET /.well-known/openid-configuration") return json(res, 200, discovery());
       if (route === "GET /jwks") return json(res, 200, { keys: [jwk] });
       if (route === "GET /authorize") return authorize(target.searchParams, res);
+      if (route === "POST /token" && settings.tokenRedirect) {
+        res.writeHead(307, { Location: settings.tokenRedirect }).end();
+        return;
+      }
       if (route === "POST /token") {
         const form = new URLSearchParams(Buffer.concat(chunks).toString());
         return void token(req, form, res).catch((error: Error) => json(res, 500, { error: error.message }));

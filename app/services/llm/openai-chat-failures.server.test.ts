@@ -160,6 +160,27 @@ describe("OpenAI-compatible chat engine", () => {
       expect(error.message).toMatch(/Cannot reach/);
     });
 
+    it("does not follow a redirect, so neither the clinical text nor the key goes to where it points", async () => {
+      let asked = 0;
+      const redirecting = createServer((req, res) => {
+        asked++;
+        req.resume();
+        res.writeHead(307, { Location: `${server.url}/chat/completions` }).end();
+      });
+      await new Promise<void>((resolve) => redirecting.listen(0, "127.0.0.1", resolve));
+      try {
+        const { port } = redirecting.address() as AddressInfo;
+        const error = await rejection(model({ baseUrl: `http://127.0.0.1:${port}/v1` }).generateStructured(request()));
+        expect(error.kind).toBe("permanent");
+        expect(error.message).toMatch(/redirected the request \(307\); set LLM_OPENAI_URL to the final address/);
+        expect(asked).toBe(1);
+        expect(server.requests).toHaveLength(0);
+      } finally {
+        redirecting.closeAllConnections();
+        await new Promise((resolve) => redirecting.close(resolve));
+      }
+    });
+
     it("is not configured without a URL", async () => {
       const error = await rejection(model({ baseUrl: "" }).generateStructured(request()));
       expect(error.kind).toBe("not_configured");
