@@ -1,3 +1,4 @@
+import { optionalText } from "~/services/api-fields.server";
 import { apiJson, apiPost } from "~/services/api.server";
 import { audit } from "~/services/audit.server";
 import { createRealtimeUploadSlot } from "~/services/live/save-upload.server";
@@ -8,6 +9,10 @@ import { createUploadSlot } from "~/services/recordings.server";
 // Live variant { file_name, file_type, specific_key }: the browser's copy of a live recording this user saved
 // (save-realtime-transcript); the recorder's formats are accepted here only.
 export const action = apiPost(async ({ request, user, body }) => {
+  // Text or absent, whichever variant: a client sending another type learns so (ASVS 15.3.5).
+  const fileName = optionalText(body, "file_name");
+  const languageCode = optionalText(body, "language_code");
+  const additionalContext = optionalText(body, "additional_context");
   if (body.specific_key !== undefined) {
     const live = await createRealtimeUploadSlot({
       userId: user.id,
@@ -31,10 +36,10 @@ export const action = apiPost(async ({ request, user, body }) => {
   }
   const slot = await createUploadSlot({
     userId: user.id,
-    fileName: body.file_name,
+    fileName,
     fileType: body.file_type,
-    languageCode: body.language_code,
-    additionalContext: body.additional_context,
+    languageCode,
+    additionalContext,
   });
   await audit({
     userId: user.id,

@@ -1,3 +1,4 @@
+import { optionalObject, optionalText } from "~/services/api-fields.server";
 import { apiJson, apiPost } from "~/services/api.server";
 import { audit } from "~/services/audit.server";
 import { requestLetter } from "~/services/letters.server";
@@ -8,12 +9,12 @@ import { requestLetter } from "~/services/letters.server";
 // { key, status: "processing" | "completed", job_name }; the list and GET /api/arztbrief/{key} follow it.
 // Idempotent: a retry while the job runs, or once the letter exists, starts nothing new.
 export const action = apiPost(async ({ request, user, body }) => {
-  const metadata = body.metadata && typeof body.metadata === "object" ? (body.metadata as Record<string, unknown>) : {};
+  const metadata = optionalObject(body, "metadata") ?? {};
   const result = await requestLetter({
     userId: user.id,
     sourceKey: body.source_key,
     kind: "create",
-    templateId: metadata.template_id,
+    templateId: optionalText(metadata, "template_id", "metadata.template_id"),
   });
   await audit({
     userId: user.id,

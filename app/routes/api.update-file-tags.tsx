@@ -1,3 +1,4 @@
+import { optionalFlag } from "~/services/api-fields.server";
 import { apiJson, apiPost } from "~/services/api.server";
 import { audit } from "~/services/audit.server";
 import { updateFileTags } from "~/services/recording-metadata.server";
@@ -8,7 +9,7 @@ export const action = apiPost(async ({ request, user, body }) => {
     userId: user.id,
     key: body.s3_key,
     tags: body.tags,
-    updateAllRelated: body.update_all_related,
+    updateAllRelated: optionalFlag(body, "update_all_related"),
   });
   await audit({
     userId: user.id,

@@ -1,3 +1,4 @@
+import { optionalText } from "~/services/api-fields.server";
 import { apiJson, apiPost } from "~/services/api.server";
 import { audit } from "~/services/audit.server";
 import { startMultipartUpload } from "~/services/recording-multipart.server";
@@ -8,11 +9,11 @@ import { startMultipartUpload } from "~/services/recording-multipart.server";
 export const action = apiPost(async ({ request, user, body }) => {
   const upload = await startMultipartUpload({
     userId: user.id,
-    fileName: body.file_name,
+    fileName: optionalText(body, "file_name"),
     fileType: body.file_type,
     fileSize: body.file_size,
-    languageCode: body.language_code,
-    additionalContext: body.additional_context,
+    languageCode: optionalText(body, "language_code"),
+    additionalContext: optionalText(body, "additional_context"),
   });
   await audit({
     userId: user.id,

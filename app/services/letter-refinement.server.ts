@@ -1,5 +1,6 @@
 import { appendVersion, decideProposal, findProposal, insertProposal, lockLetter } from "~/models/letter.server";
 import type { StoredLetterContent } from "~/models/schema";
+import { optionalText } from "./api-fields.server";
 import { getDb } from "./db.server";
 import { DomainError } from "./domain-error.server";
 import { letterKeyFrom, requireLetter, sectionsFor } from "./letter-editing.server";
@@ -195,8 +196,9 @@ export async function decideRefinement(args: { userId: string; key: unknown; id:
     });
 }
 
-function languageParam(value: unknown) {
-  return letterLanguage(typeof value === "string" ? value : "de-DE");
+/** The request's language_code: text or absent (then German), never another type read as German. */
+function languageParam(body: Record<string, unknown>) {
+  return letterLanguage(optionalText(body, "language_code") ?? "de-DE");
 }
 
 function clientTranscript(value: unknown) {
@@ -215,15 +217,13 @@ export async function refineStructuredCall(args: { userId: string; body: Record<
   const query = checkInstruction(args.body.query);
   const text = typeof args.body.arztbrief_text === "string" ? args.body.arztbrief_text : "";
   if (!text.trim()) throw new DomainError("invalid", "letters:errors.textRequired");
-  const sectionTitle =
-    typeof args.body.section_context === "string" && args.body.section_context.trim()
-      ? args.body.section_context.trim().slice(0, 200)
-      : undefined;
+  const sectionTitle = optionalText(args.body, "section_context")?.trim().slice(0, 200) || undefined;
+  const language = languageParam(args.body);
   await refinementAllowed(args.userId);
   const model = getLanguageModel();
   const result = await refineText({
     model,
-    language: languageParam(args.body.language_code),
+    language,
     text,
     query,
     sectionTitle,
@@ -241,11 +241,12 @@ export async function refineBulkCall(args: { userId: string; body: Record<string
   const sections = sectionsOf(asObject as StoredLetterContent);
   if (!sections || sections.length === 0)
     throw new DomainError("invalid", "letters:errors.invalidContent", [], { reason: "structured_output" });
+  const language = languageParam(args.body);
   await refinementAllowed(args.userId);
   const model = getLanguageModel();
   const result = await refineSections({
     model,
-    language: languageParam(args.body.language_code),
+    language,
     sections,
     query,
     transcript: clientTranscript(args.body.transcript_data),

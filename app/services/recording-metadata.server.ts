@@ -4,6 +4,7 @@ import { transcriptionModes, type TranscriptionMode } from "~/models/schema";
 import { templateLanguageFrom } from "~/models/template-rules";
 import { setLetterTags } from "~/models/letter.server";
 import { setTranscriptTags } from "~/models/transcript.server";
+import { optionalObject, optionalText } from "./api-fields.server";
 import { DomainError } from "./domain-error.server";
 import { confirmUpload, requireReady } from "./recordings.server";
 import { getUserStructure } from "./templates.server";
@@ -11,36 +12,54 @@ import { getUserStructure } from "./templates.server";
 // What a user may change on their recording: SPEC §7 update-file-metadata, rename-file and update-file-tags. Each
 // finds the recording by (owner, key) first; owner, statuses and keys are never set from the request.
 
-type MetadataInput = {
-  template_id?: unknown;
+/** The metadata fields a user may set, each of its JSON type (tags and display name are checked by their rules). */
+export type MetadataInput = {
+  template_id?: string;
   tags?: unknown;
   display_name?: unknown;
-  language_code?: unknown;
-  transcription_mode?: unknown;
+  language_code?: string;
+  transcription_mode?: string;
 };
+
+/**
+ * A request's `metadata`: an object whose text fields are text (ASVS 15.3.5), or a DomainError naming the field —
+ * checked before anything is confirmed or changed.
+ */
+export function readMetadata(value: unknown): MetadataInput {
+  const metadata = optionalObject({ metadata: value }, "metadata");
+  if (!metadata) return {};
+  const text = (field: string) => optionalText(metadata, field, `metadata.${field}`);
+  return {
+    template_id: text("template_id"),
+    tags: metadata.tags,
+    display_name: metadata.display_name,
+    language_code: text("language_code"),
+    transcription_mode: text("transcription_mode"),
+  };
+}
 
 /** SPEC §7 update-file-metadata: only what a user may change; owner, statuses and keys are ignored. */
 export async function updateFileMetadata(args: { userId: string; key: unknown; metadata: unknown }) {
+  const metadata = readMetadata(args.metadata);
   const recording = await confirmUpload({ userId: args.userId, key: args.key });
-  await applyMetadata({ userId: args.userId, recording, metadata: args.metadata });
+  await applyMetadata({ userId: args.userId, recording, metadata });
   return { success: true as const, key: recording.storage_key };
 }
 
-/** The fields of SPEC §3's metadata a user may set, checked like everywhere else. */
+/** The fields of SPEC §3's metadata a user may set (read by readMetadata), checked like everywhere else. */
 export async function applyMetadata(args: {
   userId: string;
   recording: { id: string; language_code: string };
-  metadata: unknown;
+  metadata: MetadataInput;
 }) {
-  const { recording } = args;
-  const metadata = (args.metadata && typeof args.metadata === "object" ? args.metadata : {}) as MetadataInput;
+  const { recording, metadata } = args;
   const set: Parameters<typeof updateRecording>[0]["set"] = {};
   if (metadata.language_code !== undefined) {
-    const language = templateLanguageFrom(String(metadata.language_code));
+    const language = templateLanguageFrom(metadata.language_code);
     if (language) set.language_code = language;
   }
-  if (metadata.template_id !== undefined && metadata.template_id !== null && metadata.template_id !== "") {
-    const templateId = String(metadata.template_id);
+  if (metadata.template_id) {
+    const templateId = metadata.template_id;
     const language = templateLanguageFrom(set.language_code ?? recording.language_code) ?? "de-DE";
     // Only a template this user can use (a system template or their own).
     await getUserStructure({ userId: args.userId, templateId, language }).catch(() => {
@@ -59,7 +78,7 @@ export async function applyMetadata(args: {
     set.display_name = name.value;
   }
   if (metadata.transcription_mode !== undefined) {
-    const mode = String(metadata.transcription_mode);
+    const mode = metadata.transcription_mode;
     if ((transcriptionModes as readonly string[]).includes(mode)) set.transcription_mode = mode as TranscriptionMode;
   }
   if (Object.keys(set).length > 0) await updateRecording({ ownerId: args.userId, id: recording.id, set });
@@ -80,7 +99,7 @@ export async function updateFileTags(args: {
   userId: string;
   key: unknown;
   tags: unknown;
-  updateAllRelated?: unknown;
+  updateAllRelated?: boolean;
 }) {
   const recording = await requireReady(args.userId, args.key);
   const tags = normaliseTags(args.tags);

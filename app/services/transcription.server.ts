@@ -13,7 +13,7 @@ import { getConfig } from "./config.server";
 import { getDb } from "./db.server";
 import { DomainError } from "./domain-error.server";
 import { sendWakeUp } from "./job-wakeup.server";
-import { applyMetadata } from "./recording-metadata.server";
+import { applyMetadata, readMetadata } from "./recording-metadata.server";
 import { requireAudio } from "./recordings.server";
 
 // Transcription jobs (issue 5). The job row is the truth: exactly one per recording, claimed atomically,
@@ -30,20 +30,13 @@ export function wake(jobId: string, options: { trx?: Tx; startAfterSeconds?: num
   return sendWakeUp(TRANSCRIPTION_QUEUE, jobId, { ...options, expireInSeconds: 4 * 60 * 60 });
 }
 
-type TranscribeMetadata = {
-  display_name?: unknown;
-  language_code?: unknown;
-  tags?: unknown;
-  template_id?: unknown;
-};
-
 /**
  * SPEC §7 transcribe_v2. Idempotent: while a run is queued or running, or once the transcript exists,
  * the same job_name comes back and no engine is called again.
  */
 export async function requestTranscription(args: { userId: string; key: unknown; metadata?: unknown }) {
+  const metadata = readMetadata(args.metadata);
   const recording = await requireAudio(args.userId, args.key);
-  const metadata = (args.metadata && typeof args.metadata === "object" ? args.metadata : {}) as TranscribeMetadata;
   // The client's job_name is not used: names are the server's, so one cannot guess another's.
   const { display_name, language_code, tags, template_id } = metadata;
   await applyMetadata({ userId: args.userId, recording, metadata: { display_name, language_code, tags, template_id } });

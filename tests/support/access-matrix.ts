@@ -85,6 +85,8 @@ export type Probe = {
   expect?: 404 | 405 | "no-leak" | { like: Probe };
   /** Names an object of B's, so A's own call is no control for it. */
   insideOwn?: boolean;
+  /** A JSON call's path, method and body, for tests that vary the body (api-wrong-types.test.ts). */
+  json?: { path: string; method: string; body: unknown };
 };
 
 /** A loader call; `params` are the route's URL parameters as Remix would pass them. */
@@ -104,6 +106,7 @@ export function send(
     method: "action",
     request: (as) => as.json(path, method, body),
     params: options.params,
+    json: { path, method, body },
   };
 }
 
