@@ -1,6 +1,7 @@
 import { json, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
+import { LogoutButton } from "~/components/shell/top-bar";
 import { AuthCard, primaryButton } from "~/components/ui/auth-card";
 import { getFixedTFor, getLanguage } from "~/services/i18n.server";
 import { discardPendingPost, findPendingPost } from "~/services/pending-post.server";
@@ -33,9 +34,12 @@ export default function Resume() {
     return (
       <AuthCard title={t("resume.title")}>
         <p>{t("resume.gone")}</p>
-        <a href="/" className={primaryButton}>
-          {t("errors.backHome")}
-        </a>
+        <div className="flex items-center justify-between gap-3">
+          <a href="/" className={primaryButton}>
+            {t("errors.backHome")}
+          </a>
+          <LogoutButton />
+        </div>
       </AuthCard>
     );
   }
@@ -56,6 +60,9 @@ export default function Resume() {
             {t("resume.discard")}
           </button>
         </form>
+      </div>
+      <div className="flex justify-end border-t border-slate-200 pt-3">
+        <LogoutButton />
       </div>
     </AuthCard>
   );

@@ -82,7 +82,8 @@ function UserBadge({ user }: { user: ShellUser }) {
   );
 }
 
-function LogoutButton() {
+/** Sign-out (ASVS 7.4.4: on every signed-in page): the top bar's, and the pages outside the shell use it too. */
+export function LogoutButton() {
   const { t } = useTranslation();
   return (
     <Form method="post" action="/logout" reloadDocument>
