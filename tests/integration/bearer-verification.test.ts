@@ -85,6 +85,17 @@ describe("a bearer token's times", () => {
     expect((await call(await issuer.sign(claims, getConfig().oidc.audience, now + 30))).status).toBe(200);
   });
 
+  it("is refused before its nbf (beyond the leeway), and accepted from then on", async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const claims = { sub: "times-3", email: "ops10@skribent.example", email_verified: true };
+    const call = async (token: string) =>
+      callRoute(usageLoader, request("/api/usage-dashboard", { headers: { Authorization: `Bearer ${token}` } }));
+    const notYet = await issuer.sign({ ...claims, nbf: now + 600 }, getConfig().oidc.audience);
+    expect((await call(notYet)).status).toBe(401);
+    const valid = await issuer.sign({ ...claims, nbf: now - 10 }, getConfig().oidc.audience);
+    expect((await call(valid)).status).toBe(200);
+  });
+
   it("is refused for another audience or with a signature that does not match", async () => {
     const claims = { sub: "times-2", email: "ops8@skribent.example", email_verified: true };
     const call = async (token: string) =>
