@@ -33,7 +33,7 @@ import { liveRecording } from "./scale-out/live.mjs";
 import { children, cleanup, makeTmp, tail, tmp } from "./scale-out/processes.mjs";
 import { ProofError, summarise } from "./scale-out/report.mjs";
 import { startAll } from "./scale-out/start.mjs";
-import { nothingLost } from "./scale-out/verify.mjs";
+import { logsOnlyToStreams, nothingLost } from "./scale-out/verify.mjs";
 import {
   alternation,
   refineLetter,
@@ -64,6 +64,7 @@ async function main() {
   await refineLetter(letter, model);
   const db = await liveRecording();
   await nothingLost({ db, batch, realtime, model });
+  logsOnlyToStreams();
   summarise();
 }
 
