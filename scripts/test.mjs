@@ -8,6 +8,7 @@ import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { runWatched } from "./run-watched.mjs";
 
 const reportDir = fs.mkdtempSync(path.join(os.tmpdir(), "skribent-test-"));
 // What the app and the fake servers log, collected here while the tests run (tests/setup/log-capture.ts for
@@ -20,6 +21,8 @@ const totals = { passed: 0, failed: 0, skipped: 0 };
 const failures = [];
 /** Names of the failed tests, repeated at the end so a truncated log still says which ones. */
 const failedTests = [];
+/** vitest runs stopped as hung and run again (scripts/run-watched.mjs). */
+const hungRuns = [];
 
 /**
  * The first lines of a failure's message, for the summary at the end: CI keeps only the tail of the output, and a
@@ -75,14 +78,29 @@ function ensureDebianPackages() {
   return false;
 }
 
-function vitest(label, env) {
+/** A vitest run silent this long has hung (scripts/run-watched.mjs); its slowest test file prints within a minute. */
+const SILENCE_MS = Number(process.env.SKRIBENT_TEST_SILENCE_SECONDS ?? 300) * 1000;
+
+async function vitest(label, env) {
   const file = path.join(reportDir, `${label.replace(/\W+/g, "-")}.json`);
-  const status = run(
-    `unit and integration tests (${label})`,
-    "npx",
-    ["vitest", "run", "--reporter=default", "--reporter=json", `--outputFile.json=${file}`],
-    { ...env, ...logCapture, SKRIBENT_LOG_CAPTURE_LABEL: label },
-  );
+  const args = ["vitest", "run", "--reporter=default", "--reporter=json", `--outputFile.json=${file}`];
+  const options = {
+    env: { ...process.env, ...env, ...logCapture, SKRIBENT_LOG_CAPTURE_LABEL: label },
+    silenceMs: SILENCE_MS,
+  };
+  console.log(`\n▶ unit and integration tests (${label})`);
+  let { status, hung } = await runWatched("npx", args, options);
+  if (hung) {
+    // Every file runs again, so a failure is a failure; the summary says the run hung.
+    console.log(
+      `\nvitest (${label}) printed nothing for ${SILENCE_MS / 1000} s: stopped as hung; running it once more.`,
+    );
+    hungRuns.push(label);
+    fs.rmSync(file, { force: true });
+    console.log(`\n▶ unit and integration tests (${label}), again`);
+    ({ status, hung } = await runWatched("npx", args, options));
+    if (hung) failedTests.push(`vitest (${label}): hung twice (nothing printed for ${SILENCE_MS / 1000} s)`);
+  }
   if (fs.existsSync(file)) {
     const report = JSON.parse(fs.readFileSync(file, "utf8"));
     totals.passed += report.numPassedTests;
@@ -107,8 +125,8 @@ if (!ensureDebianPackages()) {
   process.exit(1);
 }
 
-vitest("pglite", { TEST_DATABASE_URL: "" });
-if (process.env.TEST_DATABASE_URL) vitest("postgresql", {});
+await vitest("pglite", { TEST_DATABASE_URL: "" });
+if (process.env.TEST_DATABASE_URL) await vitest("postgresql", {});
 
 if (process.env.SKIP_E2E === "1") {
   console.log("\nSKIP_E2E=1: end-to-end tests not run.");
@@ -182,6 +200,7 @@ function logHygiene() {
 logHygiene();
 fs.rmSync(reportDir, { recursive: true, force: true });
 if (failedTests.length > 0) console.log(`\nFailed tests:\n${failedTests.map((name) => `  ✗ ${name}`).join("\n")}`);
+if (hungRuns.length > 0) console.log(`\nvitest hung and was run again: ${hungRuns.join(", ")}`);
 if (failures.length > 0) console.log(`\nFailed: ${failures.join(", ")}`);
 console.log(`\n${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);
 process.exit(failures.length > 0 ? 1 : 0);
