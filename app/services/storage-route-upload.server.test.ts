@@ -17,6 +17,7 @@ import {
   routeParams,
   setUpLocalStore,
   splitInto,
+  flipFirstChar,
 } from "./storage-test-helpers";
 import { makeStorageKey } from "./storage.server";
 
@@ -185,7 +186,3 @@ describe("local storage", () => {
     });
   });
 });
-
-function flipFirstChar(value: string): string {
-  return (value[0] === "A" ? "B" : "A") + value.slice(1);
-}

@@ -17,6 +17,11 @@ import { setStorage } from "./storage.server";
 export const SECRET = "test-secret-of-sufficient-length";
 export const BASE_URL = "http://skribent.test";
 
+/** A signature that differs from `value` whatever it is: its first character changed (a fixed suffix can match). */
+export function flipFirstChar(value: string): string {
+  return (value[0] === "A" ? "B" : "A") + value.slice(1);
+}
+
 export function md5Etag(bytes: Uint8Array): string {
   return `"${createHash("md5").update(bytes).digest("hex")}"`;
 }
