@@ -3,8 +3,10 @@ import {
   loadSmartWhisper,
   NATIVE_ADVICE,
   nativeModuleProblems,
+  probeDiarization,
   probeModels,
-  type SherpaAddon,
+  type SherpaDiarizationConfig,
+  type SherpaDiarizationSegment,
   type SherpaOnnx,
   type SherpaVad,
 } from "./local-native.server";
@@ -58,8 +60,9 @@ export { whisperParams, whisperWorker, type WhisperWorker } from "./local-whispe
 //   about 0.2 GB of working state during a window) and is released after `idleUnloadMs` without use.
 //   Diarization is the exception: sherpa-onnx clusters speakers over the whole recording in one call, so
 //   it holds all samples as Float32 (4 bytes a sample, 920 MB for 4 hours) and copies them once more
-//   internally — about 1.9 GB at peak for a 4-hour recording. It runs only when both
-//   LOCAL_SEGMENTATION_MODEL and LOCAL_SPEAKER_EMBEDDING_MODEL are set; otherwise every word is "S1".
+//   internally — about 1.9 GB at peak for a 4-hour recording. One recording is diarized at a time per process
+//   (`diarizeFile`), so two jobs never hold that twice. It runs only when both LOCAL_SEGMENTATION_MODEL and
+//   LOCAL_SPEAKER_EMBEDDING_MODEL are set; otherwise, or when it finds no speaker turn, every word is "S1".
 
 export type LocalEngineOptions = {
   /** Release the whisper model after this long without a transcription (default 10 minutes). */
@@ -85,7 +88,6 @@ const READ_CHUNK_SAMPLES = 32 * SAMPLE_RATE;
 export const PAD_SAMPLES = Math.round(0.2 * SAMPLE_RATE);
 const GAP_SAMPLES = Math.round(0.1 * SAMPLE_RATE);
 const WINDOW_MAX_SAMPLES = 28 * SAMPLE_RATE;
-const DIARIZATION_THRESHOLD = 0.5;
 
 // ---- Voice activity ------------------------------------------------------------------------------------
 
@@ -196,6 +198,108 @@ export function planWindows(speech: SampleRange[], totalSamples: number): Recogn
   return windows;
 }
 
+// ---- Speakers -------------------------------------------------------------------------------------------
+
+/**
+ * sherpa-onnx's diarization settings for consultations: two or three people (doctor, patient, sometimes a
+ * relative), speaking in turns.
+ * - threshold: clusters are cut where the cosine distance between (single-linkage) groups of embeddings
+ *   exceeds it; larger gives fewer speakers. 0.5 is what sherpa-onnx publishes for its 3D-Speaker examples; a
+ *   lower value splits one person into several speakers more readily, which a clinician notices more than an
+ *   occasional misattributed sentence. Not tuned on German consultations: no real speaker model is available
+ *   on the machines this was written on.
+ * - minDurationOn: a turn shorter than this is dropped and its words go to the nearest turn; 0.3 s keeps a
+ *   patient's "Ja." or "Nein." (about 0.3–0.5 s) and drops sub-word flickers of the other voice.
+ * - minDurationOff: a pause shorter than this inside one speaker's speech does not split the turn.
+ */
+export const DIARIZATION = { threshold: 0.5, minDurationOn: 0.3, minDurationOff: 0.5 } as const;
+
+const SPEAKER_MODELS = {
+  segmentation: { role: "speaker segmentation model", variable: "LOCAL_SEGMENTATION_MODEL" },
+  embedding: { role: "speaker embedding model", variable: "LOCAL_SPEAKER_EMBEDDING_MODEL" },
+} as const;
+
+/** The one diarization configuration: the engine and its child-process check (probeDiarization) both use it. */
+export function diarizationConfig(config: LocalSpeechConfig): SherpaDiarizationConfig {
+  const numThreads = Math.max(1, Math.floor(config.threads));
+  return {
+    segmentation: { pyannote: { model: config.segmentationModel ?? "" }, numThreads },
+    embedding: { model: config.embeddingModel ?? "", numThreads },
+    clustering: { numClusters: -1, threshold: DIARIZATION.threshold },
+    minDurationOn: DIARIZATION.minDurationOn,
+    minDurationOff: DIARIZATION.minDurationOff,
+  };
+}
+
+type Diarizer = InstanceType<SherpaOnnx["OfflineSpeakerDiarization"]>;
+const diarizers = new Map<string, Diarizer>();
+let diarizationLane: Promise<unknown> = Promise.resolve();
+
+/**
+ * Who speaks when in a 16 kHz mono 16-bit WAV: sherpa-onnx's offline diarization with the configured speaker
+ * models, as turns sorted by start (speaker numbers are sherpa-onnx's; `assignSpeakers` names them S1, S2, …).
+ * No turn at all (silence, or nothing the models call speech) is an empty list. Missing, unloadable or
+ * failing speaker models are SpeechEngineError (not_configured) naming the file and its variable.
+ * One recording at a time per process (memory: see the top of this file); the speaker models stay loaded.
+ */
+export async function diarizeFile(
+  config: LocalSpeechConfig,
+  file: string,
+  signal?: AbortSignal,
+): Promise<SpeakerTurn[]> {
+  const models = { segmentation: config.segmentationModel, embedding: config.embeddingModel };
+  const named = (which: keyof typeof SPEAKER_MODELS) =>
+    `${SPEAKER_MODELS[which].role} ${models[which]} (${SPEAKER_MODELS[which].variable})`;
+  const problems = (
+    await Promise.all(
+      (["segmentation", "embedding"] as const).map((which) => {
+        const model = models[which];
+        if (!model) return `${SPEAKER_MODELS[which].variable} is not set`;
+        return fileProblem({ ...SPEAKER_MODELS[which], file: model, kind: "onnx" });
+      }),
+    )
+  ).filter((p): p is string => p !== undefined);
+  if (problems.length) throw modelsError(problems);
+
+  const sherpaConfig = diarizationConfig(config);
+  const failed = await probeDiarization(sherpaConfig);
+  if (failed)
+    throw modelsError([
+      failed.model
+        ? `${named(failed.model)} cannot be loaded: ${failed.reason}`
+        : `speaker models ${models.segmentation}, ${models.embedding} cannot be loaded: ${failed.reason}`,
+    ]);
+  const { module, addon } = loadSherpaOnnx();
+
+  const work = async () => {
+    signal?.throwIfAborted();
+    const info = await readWavInfo(file);
+    const samples = await readAllSamples(file, info);
+    const key = JSON.stringify(sherpaConfig);
+    let segments: SherpaDiarizationSegment[];
+    try {
+      let diarizer = diarizers.get(key);
+      if (!diarizer) {
+        diarizer = new module.OfflineSpeakerDiarization(sherpaConfig);
+        diarizers.set(key, diarizer);
+      }
+      const run = addon.offlineSpeakerDiarizationProcessAsync;
+      segments = run ? await run(diarizer.handle, samples, () => 0) : diarizer.process(samples);
+    } catch (error) {
+      throw modelsError([
+        `speaker separation failed with ${named("segmentation")} and ${named("embedding")}: ${(error as Error).message}`,
+      ]);
+    }
+    signal?.throwIfAborted();
+    return segments
+      .map((s) => ({ start: s.start, end: s.end, speaker: s.speaker }))
+      .sort((a, b) => a.start - b.start || a.speaker - b.speaker);
+  };
+  const result = diarizationLane.then(work);
+  diarizationLane = result.catch(() => undefined);
+  return result;
+}
+
 // ---- The engine ----------------------------------------------------------------------------------------
 
 /** Files and native modules, cheaply (loads nothing): the batch and the live engine's health. */
@@ -221,30 +325,7 @@ export function createLocalSpeechEngine(
   config: LocalSpeechConfig,
   options: LocalEngineOptions = {},
 ): LocalSpeechEngine {
-  const threads = Math.max(1, Math.floor(config.threads));
   const worker = whisperWorker(config, options);
-  let diarizer: InstanceType<SherpaOnnx["OfflineSpeakerDiarization"]> | undefined;
-
-  async function diarize(
-    sherpa: { module: SherpaOnnx; addon: SherpaAddon },
-    file: string,
-    info: WavInfo,
-  ): Promise<SpeakerTurn[]> {
-    const files = [config.segmentationModel!, config.embeddingModel!];
-    const failed = await probeModels("diarization", files);
-    if (failed) throw modelsError([`speaker models ${files.join(", ")} cannot be loaded: ${failed}`]);
-    diarizer ??= new sherpa.module.OfflineSpeakerDiarization({
-      segmentation: { pyannote: { model: files[0] }, numThreads: threads },
-      embedding: { model: files[1], numThreads: threads },
-      clustering: { numClusters: -1, threshold: DIARIZATION_THRESHOLD },
-      minDurationOn: 0.3,
-      minDurationOff: 0.5,
-    });
-    const samples = await readAllSamples(file, info);
-    const run = sherpa.addon.offlineSpeakerDiarizationProcessAsync;
-    const segments = run ? await run(diarizer.handle, samples, () => 0) : diarizer.process(samples);
-    return segments.map((s) => ({ start: s.start, end: s.end, speaker: s.speaker }));
-  }
 
   return {
     name: "local",
@@ -274,7 +355,7 @@ export function createLocalSpeechEngine(
 
       if (words.length > 0 && diarizationEnabled(config)) {
         signal?.throwIfAborted();
-        words = assignSpeakers(words, await diarize(sherpa, request.file, info));
+        words = assignSpeakers(words, await diarizeFile(config, request.file, signal));
       }
       signal?.throwIfAborted();
       return { ...result, words };

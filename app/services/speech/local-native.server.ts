@@ -15,9 +15,9 @@ import { SpeechEngineError } from "./types";
 //
 // Both crash the whole process on a model file they cannot use: smart-whisper dereferences the null context
 // whisper.cpp returns for a damaged or foreign file (SIGSEGV), and onnxruntime's exception escapes sherpa-onnx
-// (SIGABRT). So every model file is first loaded once in a short-lived child process (`probeModels`); only a
-// file that passed is loaded here. A partial download, a wrong file or a model of the wrong kind becomes a
-// clear `not_configured` error instead of a worker that dies on every job.
+// (SIGABRT). So every model file is first loaded once in a short-lived child process (`probeModels`,
+// `probeDiarization`); only a file that passed is loaded here. A partial download, a wrong file or a model of
+// the wrong kind becomes a clear `not_configured` error instead of a worker that dies on every job.
 
 const require = createRequire(import.meta.url);
 
@@ -45,9 +45,18 @@ export type SherpaVad = {
 
 export type SherpaDiarizationSegment = { start: number; end: number; speaker: number };
 
+/** sherpa-onnx's OfflineSpeakerDiarizationConfig, as far as the engine sets it. */
+export type SherpaDiarizationConfig = {
+  segmentation: { pyannote: { model: string }; numThreads: number };
+  embedding: { model: string; numThreads: number };
+  clustering: { numClusters: number; threshold: number };
+  minDurationOn: number;
+  minDurationOff: number;
+};
+
 export type SherpaOnnx = {
   Vad: new (config: Record<string, unknown>, bufferSizeInSeconds: number) => SherpaVad;
-  OfflineSpeakerDiarization: new (config: Record<string, unknown>) => {
+  OfflineSpeakerDiarization: new (config: SherpaDiarizationConfig) => {
     handle: unknown;
     sampleRate: number;
     process(samples: Float32Array): SherpaDiarizationSegment[];
@@ -149,6 +158,9 @@ export function loadSherpaOnnx(): { module: SherpaOnnx; addon: SherpaAddon } {
 
 export type ProbeKind = "whisper" | "vad" | "diarization";
 
+/** A line the probe writes before loading each model of several, so a crash can be blamed on the right file. */
+const PROBE_STEP = "@probe-step ";
+
 // CommonJS run with `node -e`: loads the model the way the engine will, and exits 0 only if that worked.
 const PROBE_SOURCE = `
 const [kind, mod, ...files] = process.argv.slice(1);
@@ -161,8 +173,25 @@ const [kind, mod, ...files] = process.argv.slice(1);
     new m.Vad({ sileroVad: { model: files[0], threshold: 0.5, minSilenceDuration: 0.5, minSpeechDuration: 0.25,
       windowSize: 512, maxSpeechDuration: 20 }, sampleRate: 16000, numThreads: 1, debug: 0 }, 1);
   } else {
-    new m.OfflineSpeakerDiarization({ segmentation: { pyannote: { model: files[0] }, numThreads: 1 },
-      embedding: { model: files[1], numThreads: 1 }, clustering: { numClusters: -1, threshold: 0.5 } });
+    // files[0] is the engine's own diarization config (JSON). The embedding model first, on its own, then the
+    // whole pipeline: a crash after a step line is that model's. Each is also run once, since a model with
+    // the right metadata but the wrong inputs only fails when it computes.
+    const config = JSON.parse(files[0]);
+    const step = (name) => process.stderr.write("\\n${PROBE_STEP}" + name + "\\n");
+    step("embedding");
+    const extractor = new m.SpeakerEmbeddingExtractor(config.embedding);
+    const stream = extractor.createStream();
+    const noise = new Float32Array(16000);
+    let x = 12345;
+    for (let i = 0; i < noise.length; i++) { x = (x * 1103515245 + 12345) & 0x7fffffff; noise[i] = x / 0x7fffffff * 0.2 - 0.1; }
+    stream.acceptWaveform({ sampleRate: 16000, samples: noise });
+    stream.inputFinished();
+    extractor.compute(stream);
+    step("segmentation");
+    const diarization = new m.OfflineSpeakerDiarization(config);
+    if (diarization.sampleRate !== 16000)
+      throw new Error("it expects " + diarization.sampleRate + " Hz audio; the engine gives 16000 Hz");
+    diarization.process(new Float32Array(2 * 16000));
   }
   process.exit(0);
 })().catch((error) => {
@@ -172,7 +201,7 @@ const [kind, mod, ...files] = process.argv.slice(1);
 `;
 
 const PROBE_TIMEOUT_MS = 120_000;
-const probes = new Map<string, Promise<string | undefined>>();
+const probes = new Map<string, Promise<ProbeFailure | undefined>>();
 
 function lastLines(text: string) {
   const lines = text
@@ -183,7 +212,9 @@ function lastLines(text: string) {
   return picked.length > 400 ? `${picked.slice(0, 400)}…` : picked;
 }
 
-function runProbe(kind: ProbeKind, modulePath: string, files: string[]): Promise<string | undefined> {
+type ProbeFailure = { reason: string; step?: string };
+
+function runProbe(kind: ProbeKind, modulePath: string, files: string[]): Promise<ProbeFailure | undefined> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ["-e", PROBE_SOURCE, "--", kind, modulePath, ...files], {
       stdio: ["ignore", "ignore", "pipe"],
@@ -197,14 +228,17 @@ function runProbe(kind: ProbeKind, modulePath: string, files: string[]): Promise
     const timer = setTimeout(() => child.kill("SIGKILL"), PROBE_TIMEOUT_MS);
     child.on("error", (error) => {
       clearTimeout(timer);
-      resolve(`could not start a check process: ${error.message}`);
+      resolve({ reason: `could not start a check process: ${error.message}` });
     });
     child.on("close", (code, signal) => {
       clearTimeout(timer);
       if (code === 0) return resolve(undefined);
       const why = signal ? `the loader crashed (${signal})` : `the loader failed (exit ${code})`;
-      const said = lastLines(stderr);
-      resolve(said ? `${why}: ${said}` : why);
+      const lines = stderr.split("\n");
+      const steps = lines.filter((l) => l.startsWith(PROBE_STEP));
+      const step = steps.length ? steps[steps.length - 1].slice(PROBE_STEP.length).trim() : undefined;
+      const said = lastLines(lines.filter((l) => !l.startsWith(PROBE_STEP)).join("\n"));
+      resolve({ reason: said ? `${why}: ${said}` : why, step });
     });
   });
 }
@@ -213,20 +247,43 @@ function runProbe(kind: ProbeKind, modulePath: string, files: string[]): Promise
  * Loads the model files of `kind` once in a child process. Resolves to undefined when they load, else to the
  * reason. Remembered per file, size and modification time, so a replaced file is checked again.
  */
-export async function probeModels(kind: ProbeKind, files: string[]): Promise<string | undefined> {
+export async function probeModels(
+  kind: Exclude<ProbeKind, "diarization">,
+  files: string[],
+): Promise<string | undefined> {
+  return (await probe(kind, files, files))?.reason;
+}
+
+async function probe(kind: ProbeKind, files: string[], args: string[]): Promise<ProbeFailure | undefined> {
   let stats: Awaited<ReturnType<typeof stat>>[];
   try {
     stats = await Promise.all(files.map((f) => stat(f)));
   } catch (error) {
-    return `cannot be read (${(error as Error).message})`;
+    return { reason: `cannot be read (${(error as Error).message})` };
   }
-  const key = [kind, ...files.map((f, i) => `${f}:${stats[i].size}:${stats[i].mtimeMs}`)].join("|");
-  let probe = probes.get(key);
-  if (!probe) {
+  const key = [kind, ...args, ...files.map((f, i) => `${f}:${stats[i].size}:${stats[i].mtimeMs}`)].join("|");
+  let result = probes.get(key);
+  if (!result) {
     const modulePath = kind === "whisper" ? smartWhisperAddonPath() : require.resolve("sherpa-onnx-node");
-    if (!modulePath) return "smart-whisper is not installed";
-    probe = runProbe(kind, modulePath, files);
-    probes.set(key, probe);
+    if (!modulePath) return { reason: "smart-whisper is not installed" };
+    result = runProbe(kind, modulePath, args);
+    probes.set(key, result);
   }
-  return probe;
+  return result;
+}
+
+/**
+ * Loads and runs the speaker models in a child process with exactly the configuration the engine will use
+ * (threads, clustering and all): the embedding model alone on a second of noise, then the whole diarization on
+ * two seconds of silence. Resolves to undefined when both work, else to the reason and which model failed
+ * (undefined when the check could not tell). Remembered like `probeModels`.
+ */
+export async function probeDiarization(
+  config: SherpaDiarizationConfig,
+): Promise<{ reason: string; model?: "segmentation" | "embedding" } | undefined> {
+  const files = [config.segmentation.pyannote.model, config.embedding.model];
+  const failure = await probe("diarization", files, [JSON.stringify(config)]);
+  if (!failure) return undefined;
+  const model = failure.step === "segmentation" || failure.step === "embedding" ? failure.step : undefined;
+  return { reason: failure.reason, model };
 }

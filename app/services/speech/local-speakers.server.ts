@@ -9,9 +9,11 @@ export type SpeakerTurn = { start: number; end: number; speaker: number };
 /**
  * Labels every word with the speaker whose turn overlaps it most (none overlapping: the nearest turn).
  * Speakers are named S1, S2, … in the order they first speak. Punctuation takes its word's speaker.
+ * No turns (diarization heard no speaker, e.g. speech below its segmentation model's threshold, while
+ * whisper.cpp still found words): one speaker, S1, rather than words without a speaker.
  */
 export function assignSpeakers(words: EngineWord[], turns: SpeakerTurn[]): EngineWord[] {
-  if (turns.length === 0) return words;
+  if (turns.length === 0) return words.map((word) => ({ ...word, speaker: DEFAULT_SPEAKER }));
   const sorted = [...turns].sort((a, b) => a.start - b.start);
   const labels = new Map<number, string>();
   for (const turn of sorted) if (!labels.has(turn.speaker)) labels.set(turn.speaker, `S${labels.size + 1}`);
