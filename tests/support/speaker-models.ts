@@ -1,6 +1,8 @@
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
 
+import { onnxModel, type OnnxNode } from "./onnx-writer";
+
 // Test-built speaker models for the local engine's diarization (sherpa-onnx offline speaker diarization,
 // ADR 0011). No real speaker model can be downloaded on these machines (neither pyannote segmentation-3.0 nor
 // 3D-Speaker ERes2Net), so the tests build two tiny ONNX models that sherpa-onnx-node 1.13.8 loads and runs
@@ -20,124 +22,7 @@ import path from "node:path";
 //   silence does not), and maps that log ratio through two opposite sigmoids: a low voice gives about (1, 0),
 //   a high voice about (0, 1) — cosine similarity near 0 between the voices and near 1 within one.
 //
-// ONNX is protobuf; the few messages needed are written by hand below (field numbers from onnx/onnx.proto).
-
-// ---- A minimal protobuf writer ------------------------------------------------------------------------
-
-type Field = Uint8Array;
-
-function varint(value: number | bigint): number[] {
-  let v = BigInt.asUintN(64, BigInt(value));
-  const out: number[] = [];
-  do {
-    let byte = Number(v & 0x7fn);
-    v >>= 7n;
-    if (v !== 0n) byte |= 0x80;
-    out.push(byte);
-  } while (v !== 0n);
-  return out;
-}
-
-function concat(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.length;
-  }
-  return out;
-}
-
-/** Wire type 0: int32, int64, enum. */
-function intField(field: number, value: number): Field {
-  return Uint8Array.from([...varint((field << 3) | 0), ...varint(value)]);
-}
-
-/** Wire type 2: bytes, strings, embedded messages. */
-function bytesField(field: number, value: Uint8Array | string): Field {
-  const bytes = typeof value === "string" ? new TextEncoder().encode(value) : value;
-  return concat([Uint8Array.from([...varint((field << 3) | 2), ...varint(bytes.length)]), bytes]);
-}
-
-/** Wire type 5: float. */
-function floatField(field: number, value: number): Field {
-  const bytes = new Uint8Array(5);
-  bytes[0] = (field << 3) | 5;
-  new DataView(bytes.buffer).setFloat32(1, value, true);
-  return bytes;
-}
-
-const message = (...fields: Field[]) => concat(fields);
-
-// ---- ONNX messages --------------------------------------------------------------------------------------
-
-const FLOAT = 1; // TensorProto.DataType
-const INT64 = 7;
-
-type Attribute = { name: string } & ({ int: number } | { ints: number[] } | { float: number });
-
-function attribute(a: Attribute): Field {
-  const parts = [bytesField(1, a.name)];
-  if ("int" in a) parts.push(intField(3, a.int), intField(20, 2 /* INT */));
-  else if ("ints" in a) parts.push(...a.ints.map((v) => intField(8, v)), intField(20, 7 /* INTS */));
-  else parts.push(floatField(2, a.float), intField(20, 1 /* FLOAT */));
-  return message(...parts);
-}
-
-function node(op: string, inputs: string[], outputs: string[], attributes: Attribute[] = []): Field {
-  return message(
-    ...inputs.map((i) => bytesField(1, i)),
-    ...outputs.map((o) => bytesField(2, o)),
-    bytesField(3, `${op}_${outputs[0]}`),
-    bytesField(4, op),
-    ...attributes.map((a) => bytesField(5, attribute(a))),
-  );
-}
-
-function floatTensor(name: string, dims: number[], values: ArrayLike<number>): Field {
-  const raw = new Uint8Array(new Float32Array(Array.from(values)).buffer);
-  return message(...dims.map((d) => intField(1, d)), intField(2, FLOAT), bytesField(8, name), bytesField(9, raw));
-}
-
-function int64Tensor(name: string, dims: number[], values: number[]): Field {
-  const raw = new Uint8Array(new BigInt64Array(values.map((v) => BigInt(v))).buffer);
-  return message(...dims.map((d) => intField(1, d)), intField(2, INT64), bytesField(8, name), bytesField(9, raw));
-}
-
-/** A float tensor input or output; a string dimension is symbolic (any size). */
-function valueInfo(name: string, dims: Array<number | string>): Field {
-  const shape = message(...dims.map((d) => bytesField(1, typeof d === "number" ? intField(1, d) : bytesField(2, d))));
-  const tensorType = message(intField(1, FLOAT), bytesField(2, shape));
-  return message(bytesField(1, name), bytesField(2, bytesField(1, tensorType)));
-}
-
-type Graph = {
-  name: string;
-  nodes: Field[];
-  initializers: Field[];
-  input: Field;
-  output: Field;
-  metadata: Record<string, string | number>;
-};
-
-function model(graph: Graph): Uint8Array {
-  const graphProto = message(
-    ...graph.nodes.map((n) => bytesField(1, n)),
-    bytesField(2, graph.name),
-    ...graph.initializers.map((t) => bytesField(5, t)),
-    bytesField(11, graph.input),
-    bytesField(12, graph.output),
-  );
-  return message(
-    intField(1, 8), // ir_version 8: onnxruntime 1.28 (sherpa-onnx 1.13.8) reads up to 11
-    bytesField(2, "skribent-tests"),
-    bytesField(7, graphProto),
-    bytesField(8, message(bytesField(1, ""), intField(2, 17))), // opset 17 of the default domain
-    ...Object.entries(graph.metadata).map(([key, value]) =>
-      bytesField(14, message(bytesField(1, key), bytesField(2, String(value)))),
-    ),
-  );
-}
+// The ONNX bytes come from tests/support/onnx-writer.ts.
 
 // ---- The segmentation model -----------------------------------------------------------------------------
 
@@ -157,38 +42,46 @@ export const TEST_SEGMENTATION = {
   energyThreshold: 10 ** (-45 / 10),
 };
 
+/** An ONNX node; its inputs and outputs are named tensors of the graph. */
+function node(op: string, inputs: string[], outputs: string[], attributes?: OnnxNode["attributes"]): OnnxNode {
+  return { op, inputs, outputs, attributes };
+}
+
+const float = (name: string, dims: number[], values: number[]) => ({ name, type: "float" as const, dims, values });
+
+/** The default domain's opset 17: ReduceSum takes its axes as an input (13+), ReduceLogSumExp as an attribute. */
+const OPSET = 17;
+
 /** The segmentation model's bytes (see the top of this file). */
 export function segmentationModelBytes(options: Partial<typeof TEST_SEGMENTATION> = {}): Uint8Array {
   const o = { ...TEST_SEGMENTATION, ...options };
   // Class scores: nobody 0, "local speaker 1 alone" log(energy / threshold), everything else never.
   const slope = [0, 1, 0, 0, 0, 0, 0];
   const offset = [0, -Math.log(o.energyThreshold), -1e4, -1e4, -1e4, -1e4, -1e4];
-  return model({
-    name: "skribent-test-segmentation",
-    input: valueInfo("x", ["N", 1, "T"]),
-    output: valueInfo("y", ["N", "F", NUM_CLASSES]),
-    initializers: [
-      floatTensor("eps", [], [1e-10]),
-      floatTensor("slope", [NUM_CLASSES], slope),
-      floatTensor("offset", [NUM_CLASSES], offset),
-    ],
-    nodes: [
-      node("Mul", ["x", "x"], ["power"]),
-      node(
-        "AveragePool",
-        ["power"],
-        ["frame_power"],
-        [
-          { name: "kernel_shape", ints: [o.receptiveFieldSize] },
-          { name: "strides", ints: [o.receptiveFieldShift] },
-        ],
-      ),
-      node("Add", ["frame_power", "eps"], ["frame_power_eps"]),
-      node("Log", ["frame_power_eps"], ["log_power"]), // (N, 1, F)
-      node("Transpose", ["log_power"], ["log_power_t"], [{ name: "perm", ints: [0, 2, 1] }]), // (N, F, 1)
-      node("Mul", ["log_power_t", "slope"], ["scaled"]),
-      node("Add", ["scaled", "offset"], ["y"]),
-    ],
+  return onnxModel({
+    opset: OPSET,
+    graph: {
+      name: "skribent-test-segmentation",
+      inputs: [{ name: "x", type: "float", shape: ["N", 1, "T"] }],
+      outputs: [{ name: "y", type: "float", shape: ["N", "F", NUM_CLASSES] }],
+      initializers: [
+        float("eps", [], [1e-10]),
+        float("slope", [NUM_CLASSES], slope),
+        float("offset", [NUM_CLASSES], offset),
+      ],
+      nodes: [
+        node("Mul", ["x", "x"], ["power"]),
+        node("AveragePool", ["power"], ["frame_power"], {
+          kernel_shape: { ints: [o.receptiveFieldSize] },
+          strides: { ints: [o.receptiveFieldShift] },
+        }),
+        node("Add", ["frame_power", "eps"], ["frame_power_eps"]),
+        node("Log", ["frame_power_eps"], ["log_power"]), // (N, 1, F)
+        node("Transpose", ["log_power"], ["log_power_t"], { perm: { ints: [0, 2, 1] } }), // (N, F, 1)
+        node("Mul", ["log_power_t", "slope"], ["scaled"]),
+        node("Add", ["scaled", "offset"], ["y"]),
+      ],
+    },
     metadata: {
       model_type: "pyannote-segmentation-3.0",
       sample_rate: o.sampleRate,
@@ -260,51 +153,46 @@ export function embeddingModelBytes(
     comment: "test-built by tests/support/speaker-models.ts; not a speaker model",
     ...o.metadata,
   };
-  const common = {
-    name: "skribent-test-embedding",
-    input: valueInfo("x", ["N", "T", MEL_BINS]),
-  };
+  const input = { name: "x", type: "float" as const, shape: ["N", "T", MEL_BINS] };
+  const output = (dim: number) => ({ name: "embedding", type: "float" as const, shape: ["N", dim] });
   if (o.diagnostic)
-    return model({
-      ...common,
-      output: valueInfo("embedding", ["N", MEL_BINS]),
-      initializers: [],
-      nodes: [
-        node(
-          "ReduceLogSumExp",
-          ["x"],
-          ["embedding"],
-          [
-            { name: "axes", ints: [1] },
-            { name: "keepdims", int: 0 },
-          ],
-        ),
-      ],
+    return onnxModel({
+      opset: OPSET,
+      graph: {
+        name: "skribent-test-embedding-diagnostic",
+        inputs: [input],
+        outputs: [output(MEL_BINS)],
+        nodes: [node("ReduceLogSumExp", ["x"], ["embedding"], { axes: { ints: [1] }, keepdims: { int: 0 } })],
+      },
       metadata,
     });
-  return model({
-    ...common,
-    output: valueInfo("embedding", ["N", 2]),
-    initializers: [
-      floatTensor("bands", [MEL_BINS, 2], bands),
-      int64Tensor("time_axis", [1], [1]),
-      floatTensor("eps", [], [1e-20]),
-      floatTensor("contrast", [2, 1], [o.steepness, -o.steepness]),
-      floatTensor("shift", [], [-o.steepness * o.centre]),
-    ],
-    nodes: [
-      node("Exp", ["x"], ["energy"]), // (N, T, 80): mel energies
-      node("MatMul", ["energy", "bands"], ["band_energy"]), // (N, T, 2)
-      node("ReduceSum", ["band_energy", "time_axis"], ["total"], [{ name: "keepdims", int: 0 }]), // (N, 2)
-      node("Add", ["total", "eps"], ["total_eps"]),
-      node("Log", ["total_eps"], ["log_total"]),
-      node("MatMul", ["log_total", "contrast"], ["ratio"]), // (N, 1): steepness × log(low / high)
-      node("Add", ["ratio", "shift"], ["z"]),
-      node("Neg", ["z"], ["minus_z"]),
-      node("Sigmoid", ["z"], ["is_low"]),
-      node("Sigmoid", ["minus_z"], ["is_high"]),
-      node("Concat", ["is_low", "is_high"], ["embedding"], [{ name: "axis", int: 1 }]),
-    ],
+  return onnxModel({
+    opset: OPSET,
+    graph: {
+      name: "skribent-test-embedding",
+      inputs: [input],
+      outputs: [output(2)],
+      initializers: [
+        float("bands", [MEL_BINS, 2], bands),
+        { name: "time_axis", type: "int64", dims: [1], values: [1] },
+        float("eps", [], [1e-20]),
+        float("contrast", [2, 1], [o.steepness, -o.steepness]),
+        float("shift", [], [-o.steepness * o.centre]),
+      ],
+      nodes: [
+        node("Exp", ["x"], ["energy"]), // (N, T, 80): mel energies
+        node("MatMul", ["energy", "bands"], ["band_energy"]), // (N, T, 2)
+        node("ReduceSum", ["band_energy", "time_axis"], ["total"], { keepdims: { int: 0 } }), // (N, 2)
+        node("Add", ["total", "eps"], ["total_eps"]),
+        node("Log", ["total_eps"], ["log_total"]),
+        node("MatMul", ["log_total", "contrast"], ["ratio"]), // (N, 1): steepness × log(low / high)
+        node("Add", ["ratio", "shift"], ["z"]),
+        node("Neg", ["z"], ["minus_z"]),
+        node("Sigmoid", ["z"], ["is_low"]),
+        node("Sigmoid", ["minus_z"], ["is_high"]),
+        node("Concat", ["is_low", "is_high"], ["embedding"], { axis: { int: 1 } }),
+      ],
+    },
     metadata,
   });
 }
