@@ -1,6 +1,7 @@
 import { spawn } from "node:child_process";
 import { resolve } from "node:path";
 import { childEnv } from "./child-env.server";
+import { MediaProbeError } from "./media-probe-error.server";
 
 // ffprobe (Debian's ffmpeg package, ARCHITECTURE.md "media"): running it without a shell under a
 // time-out, and probing one file for the audio checks of media-probe.server.ts.
@@ -22,27 +23,7 @@ export type ProbeResult = {
   codec: string;
 };
 
-export type ProbeErrorReason =
-  /** ffprobe could not be started (missing binary, no permission): a server fault, not the file's. */
-  | "unavailable"
-  /** ffprobe ran longer than the time-out and was killed. */
-  | "timeout"
-  /** ffprobe exited non-zero: the bytes are not media it can open. */
-  | "failed"
-  /** ffprobe's output was not the JSON expected (or was too large). */
-  | "invalid_output"
-  /** The media opened but is not usable audio: no audio stream, no duration, nothing decodable. */
-  | "not_audio";
-
-export class MediaProbeError extends Error {
-  constructor(
-    readonly reason: ProbeErrorReason,
-    message: string,
-  ) {
-    super(message);
-    this.name = "MediaProbeError";
-  }
-}
+export { MediaProbeError, type ProbeErrorReason } from "./media-probe-error.server";
 
 type RunResult = { code: number | null; stdout: string; stderr: string };
 
