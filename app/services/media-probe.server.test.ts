@@ -6,14 +6,14 @@ import {
   ACCEPTED_AUDIO_TYPES,
   MAX_AUDIO_BYTES,
   checkDeclaredAudio,
-  ffprobeAvailable,
   mediaConversionHealthCheck,
   validateAudioFile,
 } from "./media-probe.server";
 import { unsupported } from "./media-probe-test-helpers";
 
-// The split-out pieces have their own test files: media-sniff, media-messages, media-ffprobe, and
-// media-probe-rejections for the files validateAudioFile turns away.
+// The split-out pieces have their own test files: media-sniff, media-messages, media-wav, media-mp3,
+// media-resample, media-decode, media-ffprobe (the live path's runner), and media-probe-rejections for the
+// files validateAudioFile turns away.
 
 let dir: string;
 let speechWav: string;
@@ -128,16 +128,17 @@ describe("duration cap", () => {
 });
 
 describe("health", () => {
-  test("ffprobeAvailable", async () => {
-    expect(await ffprobeAvailable()).toBe(true);
-    expect(await ffprobeAvailable(path.join(dir, "no-such-ffprobe"))).toBe(false);
+  test("mediaConversionHealthCheck: uploads in process, and ffmpeg named for the live path", async () => {
+    const result = await mediaConversionHealthCheck();
+    expect(result.status).toBe("healthy");
+    expect(result.detail).toMatch(/^uploads: in-process \(WebAssembly\)/);
+    expect(result.detail).toMatch(/; live recordings: ffmpeg \S+$/);
   });
 
-  test("mediaConversionHealthCheck", async () => {
-    expect(await mediaConversionHealthCheck()).toMatchObject({
-      status: "healthy",
-      detail: expect.stringMatching(/^ffprobe /),
-    });
-    expect(await mediaConversionHealthCheck(path.join(dir, "no-such-ffprobe"))).toMatchObject({ status: "error" });
+  test("without ffmpeg the uploads still convert, but live recordings would not: an error that says which", async () => {
+    const result = await mediaConversionHealthCheck({ ffmpegPath: path.join(dir, "no-such-ffmpeg") });
+    expect(result.status).toBe("error");
+    expect(result.detail).toMatch(/^uploads: in-process \(WebAssembly\)/);
+    expect(result.detail).toMatch(/live recordings: cannot start .*no-such-ffmpeg/);
   });
 });

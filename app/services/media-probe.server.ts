@@ -1,12 +1,13 @@
 import { open, stat } from "node:fs/promises";
 
 import {
-  DEFAULT_FFPROBE_PATH,
-  MediaProbeError,
+  DECODER_DESCRIPTION,
+  SAMPLE_RATE_RANGE,
+  checkDecoder,
   probeAudioFile,
-  runProgram,
   type ProbeResult,
-} from "./media-ffprobe.server";
+} from "./media-decode.server";
+import { DEFAULT_FFMPEG_PATH, runProgram } from "./media-ffprobe.server";
 import {
   EMPTY_FILE_MESSAGE,
   MAX_AUDIO_BYTES,
@@ -15,26 +16,21 @@ import {
   tooLongMessage,
   unsupportedTypeMessage,
 } from "./media-messages.server";
+import { MediaProbeError } from "./media-probe-error.server";
 import { SNIFF_BYTES, describeContent, sniffAudioType } from "./media-sniff.server";
 
 // The server's own check of uploaded audio (SPEC §5 "Audio upload", §9; issue 4
 // "Upload"). The browser checks the same limits, but only as a convenience: here
 // the stored bytes decide — magic bytes first, so a PDF or HTML page never
-// reaches ffprobe, then a probe of the actual media with ffprobe (Debian's
-// ffmpeg package, ARCHITECTURE.md "media").
+// reaches a decoder, then a probe of the actual media inside this process
+// (media-decode.server.ts: WAV in JavaScript, MP3 in WebAssembly; no ffprobe).
 //
-// The pieces live next door — magic bytes in media-sniff.server.ts, the ffprobe runner in
-// media-ffprobe.server.ts, the message wording in media-messages.server.ts — and are re-exported
+// The pieces live next door — magic bytes in media-sniff.server.ts, the probe in
+// media-decode.server.ts, the message wording in media-messages.server.ts — and are re-exported
 // here, so callers keep importing everything from this module.
 
-export {
-  DEFAULT_FFPROBE_PATH,
-  DEFAULT_PROBE_TIMEOUT_MS,
-  MediaProbeError,
-  probeAudioFile,
-  type ProbeErrorReason,
-  type ProbeResult,
-} from "./media-ffprobe.server";
+export { SAMPLE_RATE_RANGE, probeAudioFile, type ProbeResult } from "./media-decode.server";
+export { MediaProbeError, type ProbeErrorReason } from "./media-probe-error.server";
 export {
   EMPTY_FILE_MESSAGE,
   MAX_AUDIO_BYTES,
@@ -51,11 +47,6 @@ export { SNIFF_BYTES, sniffAudioType, type SniffedType } from "./media-sniff.ser
 export const ACCEPTED_AUDIO_TYPES = ["audio/mpeg", "audio/wav", "audio/x-wav"] as const;
 /** Issue 4: the duration cap's default, 4 hours. */
 export const DEFAULT_MAX_DURATION_SECONDS = 4 * 60 * 60;
-/**
- * The sample rates a recording may have: telephone speech (8 kHz, also MP3's lowest) up to 384 kHz. A WAV header
- * may claim any rate; at 4 Hz, 64 KB "last" over two hours and would be resampled into ~256 MB of PCM.
- */
-export const SAMPLE_RATE_RANGE = { min: 8_000, max: 384_000 } as const;
 
 export type AudioRejection =
   | { code: "empty"; message: "Invalid audio data: Empty file" }
@@ -109,21 +100,21 @@ async function readHead(path: string, bytes: number) {
 /**
  * The server's full check of a stored upload, in this order:
  * 1. size: empty, then over `MAX_AUDIO_BYTES` (on the stored file, not a claim);
- * 2. magic bytes — anything that is not WAV/MP3 is rejected here and never reaches ffprobe;
- * 3. ffprobe: the container must agree with the magic bytes, hold an audio stream that
- *    decodes at a sample rate within `SAMPLE_RATE_RANGE`, and have a duration > 0 (otherwise
- *    "unreadable", with the unsupported-type message);
+ * 2. magic bytes — anything that is not WAV/MP3 is rejected here and never reaches a decoder;
+ * 3. the in-process probe of the container the magic bytes name: it must open as that container,
+ *    hold audio that decodes at a sample rate within `SAMPLE_RATE_RANGE`, and have a duration > 0
+ *    (otherwise "unreadable", with the unsupported-type message);
  * 4. the duration cap (`maxDurationSeconds`, default 4 h).
  *
  * `declaredType` (the client's MIME type) never decides anything; it only
  * names the type in a message when the content itself is not recognisable.
- * A probe time-out counts as unreadable; ffprobe missing throws
- * `MediaProbeError("unavailable")` — a server fault, so the caller answers 5xx
- * rather than blaming the file. A missing `path` throws the fs error.
+ * A decoder that cannot start throws `MediaProbeError("unavailable")` — a server
+ * fault, so the caller answers 5xx rather than blaming the file. A missing `path`
+ * throws the fs error.
  */
 export async function validateAudioFile(
   path: string,
-  options: { declaredType?: string; maxDurationSeconds?: number; ffprobePath?: string; timeoutMs?: number } = {},
+  options: { declaredType?: string; maxDurationSeconds?: number } = {},
 ): Promise<AudioValidation> {
   const info = await stat(path);
   if (!info.isFile()) throw new Error(`not a regular file: ${path}`);
@@ -150,12 +141,11 @@ export async function validateAudioFile(
 
   let probe: ProbeResult;
   try {
-    probe = await probeAudioFile(path, { ffprobePath: options.ffprobePath, timeoutMs: options.timeoutMs });
+    probe = await probeAudioFile(path, sniffed);
   } catch (error) {
     if (error instanceof MediaProbeError && error.reason !== "unavailable") return unreadable();
     throw error;
   }
-  if (probe.format !== sniffed) return unreadable();
   const rate = probe.sampleRate ?? 0;
   if (rate < SAMPLE_RATE_RANGE.min || rate > SAMPLE_RATE_RANGE.max) return unreadable();
 
@@ -169,31 +159,40 @@ export async function validateAudioFile(
 // ---------------------------------------------------------------------------
 // Health
 
-/** `ffprobe -version` answers within the time-out (default 3 s). */
-export async function ffprobeAvailable(ffprobePath: string = DEFAULT_FFPROBE_PATH, timeoutMs = 3_000) {
+/**
+ * The "media_conversion" entry of the health check (health.server.ts). Uploads are converted in this process:
+ * the MP3 decoder's WebAssembly is started and a few samples resampled, so a broken install shows here rather
+ * than on the first upload. The live path (app/services/live/save-audio.server.ts) still encodes and remuxes
+ * with ffmpeg, so `ffmpeg -version` is asked too and named in the detail; without it live recordings lose
+ * their server-side audio, which is an error worth seeing.
+ */
+export async function mediaConversionHealthCheck(
+  options: { ffmpegPath?: string; timeoutMs?: number } = {},
+): Promise<{ status: "healthy" | "error"; detail?: string }> {
+  const inProcess = await inProcessDecoderCheck();
+  const live = await ffmpegVersion(options.ffmpegPath ?? DEFAULT_FFMPEG_PATH, options.timeoutMs ?? 2_500);
+  const healthy = inProcess === null && live.ok;
+  const uploads = inProcess === null ? `uploads: ${DECODER_DESCRIPTION}` : `uploads: ${inProcess}`;
+  return { status: healthy ? "healthy" : "error", detail: `${uploads}; live recordings: ${live.detail}` };
+}
+
+/** Null when the in-process decoder works, otherwise what failed. */
+async function inProcessDecoderCheck(): Promise<string | null> {
   try {
-    const run = await runProgram(ffprobePath, ["-hide_banner", "-version"], timeoutMs);
-    return run.code === 0;
-  } catch {
-    return false;
+    await checkDecoder();
+    return null;
+  } catch (error) {
+    return `in-process decoder failed: ${error instanceof Error ? error.message : String(error)}`.slice(0, 200);
   }
 }
 
-/**
- * The "media_conversion" entry of the health check, in the shape
- * `registerHealthCheck` (health.server.ts) expects:
- * `registerHealthCheck("media_conversion", () => mediaConversionHealthCheck(path))`.
- */
-export async function mediaConversionHealthCheck(
-  ffprobePath: string = DEFAULT_FFPROBE_PATH,
-  timeoutMs = 2_500,
-): Promise<{ status: "healthy" | "error"; detail?: string }> {
+async function ffmpegVersion(ffmpegPath: string, timeoutMs: number) {
   try {
-    const run = await runProgram(ffprobePath, ["-hide_banner", "-version"], timeoutMs);
-    if (run.code !== 0) return { status: "error", detail: `ffprobe -version exited with ${run.code}` };
-    const version = /ffprobe version (\S+)/.exec(run.stdout)?.[1];
-    return { status: "healthy", detail: version ? `ffprobe ${version}` : "ffprobe" };
+    const run = await runProgram(ffmpegPath, ["-hide_banner", "-version"], timeoutMs);
+    if (run.code !== 0) return { ok: false, detail: `ffmpeg -version exited with ${run.code}` };
+    const version = /ffmpeg version (\S+)/.exec(run.stdout)?.[1];
+    return { ok: true, detail: version ? `ffmpeg ${version}` : "ffmpeg" };
   } catch (error) {
-    return { status: "error", detail: error instanceof MediaProbeError ? error.message : "ffprobe check failed" };
+    return { ok: false, detail: error instanceof MediaProbeError ? error.message : "ffmpeg check failed" };
   }
 }
