@@ -3,6 +3,7 @@ import { LogShipSettingsError, startLogShipping } from "../server-log-ship.mjs";
 import { ConfigError, getConfig } from "./services/config.server";
 import { migrateToLatest, openDatabase, setDatabase } from "./services/db.server";
 import { setJobs, startJobs } from "./services/jobs.server";
+import { startModelDownloads, stopModelDownloads } from "./services/model-store/downloads.server";
 import { createStorage, setStorage } from "./services/storage.server";
 import { settleMetering } from "./services/usage.server";
 
@@ -36,9 +37,13 @@ async function main() {
   setStorage(createStorage(config.storage));
   const jobs = await startJobs({ pool: database.pool, work: true });
   setJobs(jobs);
+  // The worker runs the engines, so it fetches their missing models too (a lock shares the work with web
+  // instances that use the same models directory).
+  if (config.models.needed.length > 0) void startModelDownloads(config.models);
   console.log("[worker] started");
   for (const signal of ["SIGTERM", "SIGINT"] as const) {
     process.once(signal, async () => {
+      await stopModelDownloads();
       await jobs.stop();
       await settleMetering();
       await database.close();

@@ -9,6 +9,7 @@ import {
   type DatabaseHandle,
 } from "./db.server";
 import { startJobs, setJobs, type JobsHandle } from "./jobs.server";
+import { startModelDownloads, stopModelDownloads } from "./model-store/downloads.server";
 import { createStorage, setStorage } from "./storage.server";
 
 // Start-up of one app process (ADR 0001): configuration, database and
@@ -71,6 +72,9 @@ async function start(): Promise<Running> {
     `[boot] Skribent ${config.env} on ${config.appUrl} — database: ${database.kind}, storage: ${config.storage.kind}, worker: ${config.workerInProcess ? "in-process" : "separate"}`,
   );
 
+  // The local engines' models: fetched in the background when missing; the app answers meanwhile (issue 21).
+  if (config.models.needed.length > 0) void startModelDownloads(config.models);
+
   const running: Running = { config, database, jobs, stopProvider };
   for (const signal of ["SIGTERM", "SIGINT"] as const) {
     process.once(signal, () => void shutdown(running));
@@ -87,6 +91,7 @@ async function shutdown(running: Running) {
     (await import("./live/runner-takeover.server")).stopTakeovers();
     await (await import("./live/runner.server")).closeAllRuns();
     await (await import("./live/bus.server")).stopBus();
+    await stopModelDownloads();
     await running.jobs.stop();
     // Usage rows are written without waiting: the last ones go in before the database closes.
     await (await import("./usage.server")).settleMetering();

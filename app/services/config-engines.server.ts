@@ -1,5 +1,6 @@
 import path from "node:path";
 import type { Env } from "./config.server";
+import { parseModelSetting, type ModelSetting } from "./model-store/hub-pin.server";
 
 // The engines' part of the configuration (config.server.ts validates the environment): which speech engine
 // transcribes uploads, which answers live audio (issue 7), which language model writes letters, and each one's
@@ -24,12 +25,66 @@ export function engineIssues(env: Env): Array<[string, string]> {
     issues.push(["OPENAI_TRANSCRIBE_URL", "is required when SPEECH_ENGINE=openai"]);
   if (env.LLM_ENGINE === "openai" && !env.LLM_OPENAI_URL)
     issues.push(["LLM_OPENAI_URL", "is required when LLM_ENGINE=openai"]);
+  for (const variable of MODEL_VARIABLES) {
+    try {
+      parseModelSetting(env[variable], "/");
+    } catch (error) {
+      issues.push([variable, (error as Error).message]);
+    }
+  }
   return issues;
 }
 
+const MODEL_VARIABLES = [
+  "LOCAL_WHISPER_MODEL",
+  "LOCAL_VAD_MODEL",
+  "LOCAL_SEGMENTATION_MODEL",
+  "LOCAL_SPEAKER_EMBEDDING_MODEL",
+  "LOCAL_LLM_MODEL",
+] as const;
+
+/** MODELS_DIR, else DATA_DIR/models. */
+export function modelsDirOf(env: Pick<Env, "MODELS_DIR" | "DATA_DIR">) {
+  return path.resolve(env.MODELS_DIR ?? path.join(env.DATA_DIR, "models"));
+}
+
+/** Speaker separation is on unless either of its models is set to "none". */
+function speakerModels(env: Env) {
+  const off = env.LOCAL_SEGMENTATION_MODEL === "none" || env.LOCAL_SPEAKER_EMBEDDING_MODEL === "none";
+  return off ? undefined : { segmentation: env.LOCAL_SEGMENTATION_MODEL, embedding: env.LOCAL_SPEAKER_EMBEDDING_MODEL };
+}
+
+/** A model file the configured engines need, for the downloader (model-store/downloads.server.ts). */
+export type NeededModel = { role: "speech" | "vad" | "segmentation" | "embedding" | "letter"; setting: ModelSetting };
+
+/** Where models live, where they come from, and which ones the engines chosen here need. */
+export function modelsConfig(env: Env) {
+  const dir = modelsDirOf(env);
+  const needed: NeededModel[] = [];
+  const localSpeech = env.SPEECH_ENGINE === "local" || liveEngineOf(env) === "local";
+  if (localSpeech) {
+    needed.push({ role: "vad", setting: parseModelSetting(env.LOCAL_VAD_MODEL, dir) });
+    const speakers = speakerModels(env);
+    if (speakers && env.SPEECH_ENGINE === "local") {
+      needed.push({ role: "segmentation", setting: parseModelSetting(speakers.segmentation, dir) });
+      needed.push({ role: "embedding", setting: parseModelSetting(speakers.embedding, dir) });
+    }
+    needed.push({ role: "speech", setting: parseModelSetting(env.LOCAL_WHISPER_MODEL, dir) });
+  }
+  if (env.LLM_ENGINE === "local") needed.push({ role: "letter", setting: parseModelSetting(env.LOCAL_LLM_MODEL, dir) });
+  return {
+    dir,
+    mirrorUrl: env.MODELS_URL?.replace(/\/$/, ""),
+    hubUrl: env.MODELS_HUB_URL.replace(/\/$/, ""),
+    autoDownload: env.MODELS_AUTO_DOWNLOAD,
+    needed,
+  };
+}
+
 export function speechConfig(env: Env) {
-  const modelsDir = path.resolve(env.MODELS_DIR);
-  const model = (name: string | undefined) => (name ? path.resolve(modelsDir, name) : undefined);
+  const modelsDir = modelsDirOf(env);
+  const model = (name: string | undefined) => (name ? parseModelSetting(name, modelsDir).file : undefined);
+  const speakers = speakerModels(env);
   return {
     engine: env.SPEECH_ENGINE,
     speechmatics: {
@@ -52,15 +107,15 @@ export function speechConfig(env: Env) {
       modelsDir,
       whisperModel: model(env.LOCAL_WHISPER_MODEL)!,
       vadModel: model(env.LOCAL_VAD_MODEL)!,
-      segmentationModel: model(env.LOCAL_SEGMENTATION_MODEL),
-      embeddingModel: model(env.LOCAL_SPEAKER_EMBEDDING_MODEL),
+      segmentationModel: model(speakers?.segmentation),
+      embeddingModel: model(speakers?.embedding),
       threads: env.LOCAL_THREADS,
     },
   };
 }
 
 export function llmConfig(env: Env) {
-  const modelsDir = path.resolve(env.MODELS_DIR);
+  const modelsDir = modelsDirOf(env);
   return {
     engine: env.LLM_ENGINE,
     contextTokens: env.LLM_CONTEXT_TOKENS,
@@ -73,7 +128,7 @@ export function llmConfig(env: Env) {
     },
     local: {
       modelsDir,
-      model: path.resolve(modelsDir, env.LOCAL_LLM_MODEL),
+      model: parseModelSetting(env.LOCAL_LLM_MODEL, modelsDir).file,
       threads: env.LOCAL_LLM_THREADS,
     },
   };

@@ -1,7 +1,7 @@
 import path from "node:path";
 import { z } from "zod";
 import { antivirusConfig, antivirusEnvShape, antivirusIssues } from "./config-antivirus.server";
-import { engineIssues, llmConfig, speechConfig } from "./config-engines.server";
+import { engineIssues, llmConfig, modelsConfig, speechConfig } from "./config-engines.server";
 import { oidcConfig, oidcEnvShape } from "./config-oidc.server";
 import { readSecretFiles } from "./config-secret-files.server";
 import { persistedDevSecretList, secretListSetting } from "./config-secrets.server";
@@ -9,6 +9,7 @@ import { trustProxySetting } from "./config-proxy.server";
 import { isLoopbackHost, syslogUrlSetting, transportIssues } from "./config-transport.server";
 import { workspaceConfig, workspaceEnvShape } from "./config-workspace.server";
 import { LOG_FORMATS } from "../../server-log.mjs";
+import { DEFAULT_MODEL_FILES } from "./model-store/catalogue";
 
 // Configuration is read once, at boot, and validated with zod (STYLE.md §10).
 // SPEC §7's "runtime config file fetched from the site root" becomes this
@@ -92,11 +93,16 @@ const schema = z
     OPENAI_TRANSCRIBE_URL: optionalUrl,
     OPENAI_TRANSCRIBE_API_KEY: z.string().min(1).optional(),
     OPENAI_TRANSCRIBE_MODEL: z.string().min(1).default("whisper-1"),
-    MODELS_DIR: z.string().default("./models"),
-    LOCAL_WHISPER_MODEL: z.string().min(1).default("ggml-small.bin"),
-    LOCAL_VAD_MODEL: z.string().min(1).default("silero_vad.onnx"),
-    LOCAL_SEGMENTATION_MODEL: z.string().min(1).optional(),
-    LOCAL_SPEAKER_EMBEDDING_MODEL: z.string().min(1).optional(),
+    // Unset: DATA_DIR/models. The default models download there on first start (model-store/, ADR 0027).
+    MODELS_DIR: z.string().min(1).optional(),
+    MODELS_URL: optionalUrl,
+    MODELS_HUB_URL: z.string().url().default("https://huggingface.co"),
+    MODELS_AUTO_DOWNLOAD: bool.default("true"),
+    LOCAL_WHISPER_MODEL: z.string().min(1).default(DEFAULT_MODEL_FILES.speech),
+    LOCAL_VAD_MODEL: z.string().min(1).default(DEFAULT_MODEL_FILES.vad),
+    // "none" (either one) turns speaker separation off: every word is then speaker S1.
+    LOCAL_SEGMENTATION_MODEL: z.string().min(1).default(DEFAULT_MODEL_FILES.segmentation),
+    LOCAL_SPEAKER_EMBEDDING_MODEL: z.string().min(1).default(DEFAULT_MODEL_FILES.embedding),
     LOCAL_THREADS: z.coerce.number().int().min(1).max(64).default(2),
     SPEECH_LIVE_ENGINE: z.enum(["local", "speechmatics"]).optional(),
     SPEECH_LIVE_MODE: z.enum(["relay", "direct"]).default("relay"),
@@ -110,7 +116,7 @@ const schema = z
     LLM_OPENAI_STRUCTURED_OUTPUT: z.enum(["json_schema", "json_object", "none"]).default("json_schema"),
     LLM_CONTEXT_TOKENS: z.coerce.number().int().min(1024).max(1_048_576).default(8192),
     LLM_TIMEOUT_SECONDS: z.coerce.number().int().min(5).max(1800).default(120),
-    LOCAL_LLM_MODEL: z.string().min(1).default("qwen2.5-3b-instruct-q4_k_m.gguf"),
+    LOCAL_LLM_MODEL: z.string().min(1).default(DEFAULT_MODEL_FILES.letter),
     LOCAL_LLM_THREADS: z.coerce.number().int().min(1).max(64).default(2),
   })
   .superRefine((env, ctx) => {
@@ -241,6 +247,7 @@ export function buildConfig(env: Env) {
     antivirus: antivirusConfig(env),
     speech: speechConfig(env),
     llm: llmConfig(env),
+    models: modelsConfig(env),
     workerInProcess: env.WORKER_IN_PROCESS,
     trustProxy: env.TRUST_PROXY,
     rateLimits: {

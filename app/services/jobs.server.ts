@@ -15,6 +15,7 @@ import { sweepChats } from "./chat/chat.server";
 import { sweepLiveSessions } from "./live/sessions.server";
 import { runTranscriptionJob, sweepTranscriptionJobs } from "./transcription-job.server";
 import { TRANSCRIPTION_QUEUE } from "./transcription.server";
+import { onModelReady } from "./model-store/downloads.server";
 
 // The durable queue lives in the database (pg-boss, ADR 0005). It talks through
 // the app's own pool, so on the embedded PGlite it shares the single connection
@@ -57,6 +58,7 @@ function queueDatabase(pool: pg.Pool) {
 }
 
 export async function startJobs(options: { pool: pg.Pool; work: boolean; schedule?: boolean }) {
+  let unsubscribe: (() => void) | undefined;
   const boss = new PgBoss({
     db: queueDatabase(options.pool),
     schema: SCHEMA,
@@ -124,6 +126,12 @@ export async function startJobs(options: { pool: pg.Pool; work: boolean; schedul
       await sweepChats();
       await sweepAccountPurges();
     });
+    // A model that finished downloading wakes the jobs that waited for it (issue 21), not the next sweep.
+    unsubscribe = onModelReady(() => {
+      void Promise.all([sweepTranscriptionJobs(), sweepLetterJobs()]).catch((error) =>
+        console.warn("[jobs] waking jobs after a model arrived failed:", (error as Error).message),
+      );
+    });
     await boss.work(queues.databaseUpkeep, async () => {
       await runDatabaseUpkeep();
     });
@@ -137,6 +145,7 @@ export async function startJobs(options: { pool: pg.Pool; work: boolean; schedul
   return {
     boss,
     async stop() {
+      unsubscribe?.();
       await boss.stop({ graceful: true, wait: true, timeout: 10_000 });
     },
   } satisfies JobsHandle;

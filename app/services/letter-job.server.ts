@@ -10,7 +10,9 @@ import {
 } from "~/models/letter-job.server";
 import { listStyleExamples } from "~/models/letter.server";
 import { getRagAgreed } from "~/models/template.server";
+import { getConfig } from "./config.server";
 import { getDb } from "./db.server";
+import { LETTER_ROLES, waitingForModels } from "./model-store/downloads.server";
 import { classify, settle } from "./letter-job-outcome.server";
 import { letterLanguage, wake } from "./letters.server";
 import { generateLetter } from "./letters/generate.server";
@@ -32,7 +34,12 @@ export const STYLE_EXAMPLES = 2;
 const running = new Map<string, AbortController>();
 
 /** One run of a letter job, as the worker calls it; safe to call twice (only one caller claims it). */
-export async function runLetterJob(jobId: string): Promise<"completed" | "failed" | "retry" | "skipped"> {
+export async function runLetterJob(jobId: string): Promise<"completed" | "failed" | "retry" | "skipped" | "waiting"> {
+  // The letter model is still downloading (issue 21): queued and unclaimed until it is there.
+  if (getConfig().llm.engine === "local" && waitingForModels(LETTER_ROLES)) {
+    await wake(jobId, { startAfterSeconds: 15 });
+    return "waiting";
+  }
   const job = await claimLetterJob(jobId, LETTER_LEASE_MS);
   if (!job) return "skipped";
   const controller = new AbortController();

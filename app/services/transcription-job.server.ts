@@ -26,6 +26,7 @@ import { buildTranscript, isEmptyResult, type TranscriptDocument } from "./speec
 import { SpeechEngineError } from "./speech/types";
 import { getVocabulary } from "./speech/vocabulary.server";
 import { getStorage, makeStorageKey } from "./storage.server";
+import { SPEECH_ROLES, waitingForModels } from "./model-store/downloads.server";
 import { wake } from "./transcription.server";
 import { recordUsage } from "./usage.server";
 
@@ -35,6 +36,8 @@ import { recordUsage } from "./usage.server";
 
 export const LEASE_MS = 90_000;
 const HEARTBEAT_MS = 30_000;
+/** How often a job waiting for its model looks again (a model's arrival wakes it sooner). */
+export const MODEL_WAIT_SECONDS = 15;
 /** Runs per job before a transient failure counts as final. */
 export const MAX_ATTEMPTS = 3;
 
@@ -95,7 +98,15 @@ async function settle(
  * One run of a job, as the worker calls it. Safe to call twice for the same job (a duplicate wake-up, a
  * retry after a crash): only one caller claims it, and only one transcript can be stored.
  */
-export async function runTranscriptionJob(jobId: string): Promise<"completed" | "failed" | "retry" | "skipped"> {
+export async function runTranscriptionJob(
+  jobId: string,
+): Promise<"completed" | "failed" | "retry" | "skipped" | "waiting"> {
+  // The local engine's models are still downloading (issue 21): the job stays queued, unclaimed (no attempt is
+  // used up), and is woken again shortly, or at once when a model arrives (jobs.server.ts).
+  if (getConfig().speech.engine === "local" && waitingForModels(SPEECH_ROLES)) {
+    await wake(jobId, { startAfterSeconds: MODEL_WAIT_SECONDS });
+    return "waiting";
+  }
   const job = await claimJob(jobId, LEASE_MS);
   if (!job) return "skipped";
   const controller = new AbortController();

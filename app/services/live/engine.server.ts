@@ -28,7 +28,14 @@ export function getLiveEngine(): LiveEngine {
             realtimeUrl: speech.speechmatics.realtimeUrl,
           }),
         )
-      : lazy("local", async () => (await import("./engines/local-live.server")).createLocalLiveEngine(speech.local));
+      : lazy("local", async () =>
+          (await import("./engines/local-live.server")).createLocalLiveEngine({
+            // Live segments get no speaker separation: its models are neither needed nor fetched for live alone.
+            ...speech.local,
+            segmentationModel: undefined,
+            embeddingModel: undefined,
+          }),
+        );
   current = { engine, source: speech };
   return engine;
 }

@@ -90,8 +90,9 @@ describe("getLanguageModel", () => {
     expect(await getLanguageModel().check()).toEqual({
       status: "not_configured",
       detail:
-        "The language model file /tmp/skribent-no-models-here/qwen2.5-3b-instruct-q4_k_m.gguf does not exist. " +
-        "Run `npm run models -- --only llm` or set LOCAL_LLM_MODEL.",
+        "The language model file /tmp/skribent-no-models-here/Ministral-3-3B-Instruct-2512-Q4_K_M.gguf does not " +
+        "exist. The app downloads it on start unless MODELS_AUTO_DOWNLOAD=0; `npm run models -- --only llm` fetches " +
+        "it ahead of time, or set LOCAL_LLM_MODEL.",
     });
   });
 

@@ -64,6 +64,7 @@ export function getLanguageModel(): LanguageModel {
     case "local":
       model = lazyLocalModel({
         model: llm.local.model,
+        modelsDir: llm.local.modelsDir,
         threads: llm.local.threads,
         contextTokens: llm.contextTokens,
       });

@@ -4,6 +4,7 @@ import path from "node:path";
 import type { Llama, LlamaChat, LlamaContext, LlamaGrammar, LlamaModel } from "node-llama-cpp";
 
 import type { LocalLlmConfig } from "./local-llm.server";
+import { verificationProblem } from "../model-store/verify.server";
 import { LlmError } from "./types";
 
 // The embedded language model's process-wide state (local-llm.server.ts is the engine): one llama.cpp, one
@@ -72,7 +73,8 @@ export function serialised<T>(task: () => Promise<T>, signal: AbortSignal | unde
 export function missingModel(file: string): LlmError {
   return new LlmError(
     "not_configured",
-    `The language model file ${file} does not exist. Run \`npm run models -- --only llm\` or set LOCAL_LLM_MODEL.`,
+    `The language model file ${file} does not exist. The app downloads it on start unless MODELS_AUTO_DOWNLOAD=0; ` +
+      "`npm run models -- --only llm` fetches it ahead of time, or set LOCAL_LLM_MODEL.",
     { userMessageKey: USER_MODEL_MISSING },
   );
 }
@@ -111,6 +113,12 @@ async function load(config: LocalLlmConfig, key: string): Promise<Loaded> {
   } catch {
     throw missingModel(config.model);
   }
+  // Matching its pin before llama.cpp reads a byte (issue 21): a half-downloaded or altered file is never loaded.
+  const unverified = await verificationProblem(config.model, config.modelsDir);
+  if (unverified)
+    throw new LlmError("not_configured", `The language model cannot be used: ${unverified}`, {
+      userMessageKey: USER_MODEL_MISSING,
+    });
   const instance = await getLlamaOnce();
   let model: LlamaModel;
   try {

@@ -47,6 +47,8 @@ import {
 export type LocalLlmConfig = {
   /** Absolute path of the GGUF file. */
   model: string;
+  /** Where the lock file of pins lives (model-store/hub-pin.server.ts). */
+  modelsDir?: string;
   threads: number;
   contextTokens: number;
   /** Generations for one structured answer that fails validation (default 3). */

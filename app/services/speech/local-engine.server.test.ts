@@ -192,7 +192,7 @@ describe("the local engine", () => {
     const error = await rejection(broken.transcribe(request(speech)));
     expect(error.kind).toBe("not_configured");
     expect(error.message).toContain(`${missing} (LOCAL_WHISPER_MODEL) is missing`);
-    expect(error.message).toContain("Run `npm run models`");
+    expect(error.message).toContain("`npm run models` does it ahead of time");
     expect(error.message).toContain("LOCAL_WHISPER_MODEL");
     expect(error.options.userMessageKey).toBe("transcriptions:errors.modelsMissing");
 

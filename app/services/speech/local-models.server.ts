@@ -1,5 +1,6 @@
 import { constants } from "node:fs";
 import { access, open, stat } from "node:fs/promises";
+import { verificationProblem } from "../model-store/verify.server";
 import { SpeechEngineError } from "./types";
 
 // The local engine's model files (ADR 0011): which files a configuration needs, and a cheap check of each
@@ -7,6 +8,8 @@ import { SpeechEngineError } from "./types";
 // engine's first use rely on before any native code touches a file.
 
 export type LocalSpeechConfig = {
+  /** Where the lock file of pins lives (model-store/hub-pin.server.ts); without it unpinned files are pinned in memory. */
+  modelsDir?: string;
   whisperModel: string;
   vadModel: string;
   segmentationModel?: string;
@@ -70,10 +73,22 @@ export async function modelProblems(config: LocalSpeechConfig): Promise<string[]
   return problems.filter((p): p is string => p !== undefined);
 }
 
+/**
+ * modelProblems, and then each file against its pinned SHA-256 (issue 21): what must hold before native code loads
+ * a model. Hashing happens once per file and process (verify.server.ts).
+ */
+export async function loadableModelProblems(config: LocalSpeechConfig): Promise<string[]> {
+  const problems = await modelProblems(config);
+  if (problems.length) return problems;
+  const unverified = await Promise.all(modelFiles(config).map((m) => verificationProblem(m.file, config.modelsDir)));
+  return unverified.filter((p): p is string => p !== undefined);
+}
+
 export const MODELS_ADVICE =
-  "Run `npm run models` (it downloads ggml-small.bin and silero_vad.onnx into MODELS_DIR) or set LOCAL_WHISPER_MODEL " +
-  "and LOCAL_VAD_MODEL to existing model files (LOCAL_SEGMENTATION_MODEL and LOCAL_SPEAKER_EMBEDDING_MODEL add " +
-  "speaker separation).";
+  "The app downloads the default models into MODELS_DIR on start (unless MODELS_AUTO_DOWNLOAD=0); `npm run models` " +
+  "does it ahead of time, `npm run models -- --from DIR` copies them from a share. Or set LOCAL_WHISPER_MODEL, " +
+  'LOCAL_VAD_MODEL, LOCAL_SEGMENTATION_MODEL and LOCAL_SPEAKER_EMBEDDING_MODEL to other files ("none" for either ' +
+  "speaker model turns speaker separation off).";
 
 export function modelsError(problems: string[]) {
   return new SpeechEngineError(

@@ -10,7 +10,7 @@ import {
   type LocalSpeechConfig,
   type WhisperWorker,
 } from "~/services/speech/local-engine.server";
-import { modelProblems, modelsError } from "~/services/speech/local-models.server";
+import { loadableModelProblems, modelsError } from "~/services/speech/local-models.server";
 import { loadSherpaOnnx, loadSmartWhisper, probeModels, type SherpaVad } from "~/services/speech/local-native.server";
 import type { EngineHealth } from "~/services/speech/types";
 import { whisperPrompt } from "~/services/speech/vocabulary.server";
@@ -77,7 +77,7 @@ type Prepared = { vad: SherpaVad; recognise: Recognise; release: () => void };
 /** Everything that can fail before audio flows, so start() rejects with the operator's advice. */
 async function prepare(config: LocalSpeechConfig, options: LocalLiveOptions): Promise<Prepared> {
   try {
-    const problems = await modelProblems(config);
+    const problems = await loadableModelProblems(config);
     if (problems.length) throw modelsError(problems);
     const sherpa = loadSherpaOnnx().module;
     const failed = await probeModels("vad", [config.vadModel]);
