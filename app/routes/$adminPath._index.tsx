@@ -10,7 +10,8 @@ import { adminGate } from "~/services/admin.server";
 import { periodFrom, periodQuery } from "~/services/admin-period.server";
 import { getConfig } from "~/services/config.server";
 import { healthReport, type CheckResult } from "~/services/health.server";
-import { getLanguage } from "~/services/i18n.server";
+import { getFixedTFor, getLanguage } from "~/services/i18n.server";
+import { modelsTile } from "~/services/model-store/model-notice.server";
 import { usageByUser } from "~/services/usage.server";
 
 // The dashboard's overview (SPEC §2 "Admin dashboard"): the system health tiles, measured live on every visit
@@ -48,10 +49,11 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     getLanguage(request),
   ]);
   const results: Record<string, CheckResult> = { ...report.service_tests, storage: report.storage };
+  const t = await getFixedTFor(language, ["admin"]);
   return json({
     denied: false as const,
     language,
-    tiles: tileOrder.map((name) => tileOf(name, results[name])),
+    tiles: [...tileOrder.map((name) => tileOf(name, results[name])), modelsTile(t, language)],
     period: { kind: period.kind, from: period.from, to: period.to, invalid: period.invalid },
     users,
     csvHref: `${getConfig().admin.path}/usage.csv?${periodQuery(period)}`,

@@ -11,8 +11,10 @@ export type HealthTile = {
     | "media_conversion"
     | "antivirus"
     | "speech_recognition"
-    | "speech_token";
-  status: "healthy" | "not_configured" | "error";
+    | "speech_token"
+    | "models";
+  /** "downloading": the local engines' models are still arriving (issue 21). */
+  status: "healthy" | "not_configured" | "error" | "downloading";
   detail: string | null;
   latencyMs: number | null;
 };
@@ -21,9 +23,15 @@ const tones = {
   healthy: "border-emerald-300 bg-emerald-50 text-emerald-900",
   not_configured: "border-slate-300 bg-slate-50 text-slate-700",
   error: "border-red-300 bg-red-50 text-red-900",
+  downloading: "border-sky-300 bg-sky-50 text-sky-900",
 } as const;
 
-const dots = { healthy: "bg-emerald-500", not_configured: "bg-slate-400", error: "bg-red-600" } as const;
+const dots = {
+  healthy: "bg-emerald-500",
+  not_configured: "bg-slate-400",
+  error: "bg-red-600",
+  downloading: "bg-sky-500",
+} as const;
 
 export function HealthTiles({ tiles }: { tiles: HealthTile[] }) {
   const { t } = useTranslation("admin");
@@ -44,7 +52,7 @@ export function HealthTiles({ tiles }: { tiles: HealthTile[] }) {
               <span className="ml-auto text-xs font-normal">{t("health.latency", { ms: tile.latencyMs })}</span>
             ) : null}
           </p>
-          {tile.detail ? <p className="mt-1 text-xs break-words">{tile.detail}</p> : null}
+          {tile.detail ? <p className="mt-1 text-xs break-words whitespace-pre-line">{tile.detail}</p> : null}
         </li>
       ))}
     </ul>

@@ -183,6 +183,11 @@ function Status({ recording, labels }: { recording: RecordingView; labels: RowLa
       <span className={recording.status === "failed" ? "font-medium text-red-700" : undefined}>
         {labels.status(recording.status)}
       </span>
+      {recording.waiting ? (
+        <span className="block text-xs text-slate-600" data-waiting-for-model>
+          {recording.waiting}
+        </span>
+      ) : null}
       {recording.failure ? (
         <span className="block text-xs text-red-700" data-failure>
           {labels.failure(recording.failure)}

@@ -14,6 +14,7 @@ import { getConfig } from "~/services/config.server";
 import { DomainError } from "~/services/domain-error.server";
 import { getFixedTFor, getLanguage } from "~/services/i18n.server";
 import { findResumableLiveSession } from "~/services/live/sessions.server";
+import { modelNotice, waitingLabels } from "~/services/model-store/model-notice.server";
 import { getPlaybackUrl } from "~/services/recording-playback.server";
 import { requireUser } from "~/services/session.server";
 import { setToast } from "~/services/toast.server";
@@ -74,6 +75,8 @@ export async function loader({ request }: LoaderFunctionArgs) {
       .filter((r) => r.transcription_status === "failed")
       .map((r) => r.id),
   });
+  // Recordings whose job waits for a model that is still downloading say so, with the percentage (issue 21).
+  const waiting = waitingLabels(t);
   const view = (r: Omit<(typeof page.rows)[number], "total">) => ({
     key: r.storage_key,
     name: r.display_name ?? t("audio.recordingNumber", { n: r.number }),
@@ -86,6 +89,12 @@ export async function loader({ request }: LoaderFunctionArgs) {
     canTranscribe: !r.audio_deleted_at && (r.transcription_status === "pending" || r.transcription_status === "failed"),
     audioDeleted: Boolean(r.audio_deleted_at),
     failure: r.transcription_status === "failed" ? t(failures.get(r.id) ?? "transcriptions:errors.failed") : null,
+    waiting:
+      r.transcription_status === "processing"
+        ? waiting.speech
+        : r.transcription_status === "completed" && r.medical_letter_status === "processing"
+          ? waiting.letter
+          : null,
     // The letter's SPEC §4 status once there is a transcript to write it from (made on the server, ADR 0012).
     letterStatus:
       r.transcription_status === "completed" &&
@@ -123,6 +132,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
     liveMode: getConfig().speech.live.mode,
     patientRecords: !getConfig().flags.disableMfiles,
     autoStart: getConfig().flags.autoStartTranscription,
+    models: modelNotice(t, language),
     recordings: shown,
     pagination,
     selected: selected ?? null,
@@ -205,6 +215,20 @@ export default function AudioSection() {
           <Dismissible tone="error" role="alert" dismissLabel={t("common:toast.dismiss")}>
             {error}
           </Dismissible>
+        </div>
+      ) : null}
+      {data.models ? (
+        <div
+          className={`mb-4 rounded-md border px-4 py-3 text-sm ${
+            data.models.tone === "error"
+              ? "border-red-200 bg-red-50 text-red-800"
+              : "border-brand-200 bg-brand-50 text-brand-900"
+          }`}
+          role="status"
+          data-model-notice={data.models.tone}
+        >
+          <p className="font-medium">{data.models.text}</p>
+          {data.models.hint ? <p className="mt-1">{data.models.hint}</p> : null}
         </div>
       ) : null}
       <UploadPanel

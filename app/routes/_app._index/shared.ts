@@ -12,6 +12,8 @@ export type RecordingView = {
   canTranscribe: boolean;
   /** Translated reason of a failed transcription. */
   failure: string | null;
+  /** Translated "waiting for the model (43 %)" while its job waits for a model that is downloading. */
+  waiting: string | null;
   letterStatus: "pending" | "processing" | "completed" | "failed" | "structure_error" | null;
   /** The retention sweep deleted the audio: nothing to play, transcript and letter stay. */
   audioDeleted: boolean;
