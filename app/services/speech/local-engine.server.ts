@@ -25,6 +25,7 @@ import {
   diarizationEnabled,
   fileProblem,
   MODELS_ADVICE,
+  loadableModelProblems,
   modelProblems,
   modelsError,
   type LocalSpeechConfig,
@@ -333,7 +334,8 @@ export function createLocalSpeechEngine(
     async transcribe(request) {
       const { signal } = request;
       signal?.throwIfAborted();
-      const problems = await modelProblems(config);
+      // Present, well-formed and matching its pin (issue 21), before native code touches any of them.
+      const problems = await loadableModelProblems(config);
       if (problems.length) throw modelsError(problems);
       const info = await readWavInfo(request.file);
       const sherpa = loadSherpaOnnx();
