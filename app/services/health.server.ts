@@ -62,6 +62,8 @@ const checks = new Map<string, Check>([
     },
   ],
   ["storage", async () => getStorage().check(TIMEOUT_MS)],
+  // Uploads are decoded in process (WebAssembly/JavaScript, media-decode.server.ts); the detail also names ffmpeg,
+  // which the live path still encodes and remuxes with.
   ["media_conversion", () => mediaConversionHealthCheck()],
   // The clamd every upload is scanned by (ADR 0024), or "not configured".
   ["antivirus", () => antivirusHealthCheck(TIMEOUT_MS - 500)],
