@@ -149,8 +149,12 @@ export default defineConfig({
         SPEECHMATICS_RT_URL: `ws://127.0.0.1:${RT_PORT}/v2`,
         SPEECHMATICS_MP_URL: `http://127.0.0.1:${RT_PORT}/v1`,
         SPEECH_ENGINE: "local",
+        LOCAL_RECOGNISER: "whisper",
         LOCAL_WHISPER_MODEL: path.resolve("../shared/models/for-tests-ggml-tiny.bin"),
         LOCAL_VAD_MODEL: path.resolve("../shared/models/silero_vad.onnx"),
+        LOCAL_SEGMENTATION_MODEL: "none",
+        // The letter model is not there and is not fetched: this app's tests end before any letter.
+        MODELS_AUTO_DOWNLOAD: "0",
       },
     },
   ],

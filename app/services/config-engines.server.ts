@@ -1,5 +1,6 @@
 import path from "node:path";
 import type { Env } from "./config.server";
+import { parakeetFiles } from "./model-store/catalogue";
 import { parseModelSetting, type ModelSetting } from "./model-store/hub-pin.server";
 
 // The engines' part of the configuration (config.server.ts validates the environment): which speech engine
@@ -69,7 +70,10 @@ export function modelsConfig(env: Env) {
       needed.push({ role: "segmentation", setting: parseModelSetting(speakers.segmentation, dir) });
       needed.push({ role: "embedding", setting: parseModelSetting(speakers.embedding, dir) });
     }
-    needed.push({ role: "speech", setting: parseModelSetting(env.LOCAL_WHISPER_MODEL, dir) });
+    if (env.LOCAL_RECOGNISER === "parakeet")
+      for (const file of Object.values(parakeetFiles(env.LOCAL_PARAKEET_MODEL)))
+        needed.push({ role: "speech", setting: parseModelSetting(file, dir) });
+    else needed.push({ role: "speech", setting: parseModelSetting(env.LOCAL_WHISPER_MODEL, dir) });
   }
   if (env.LLM_ENGINE === "local") needed.push({ role: "letter", setting: parseModelSetting(env.LOCAL_LLM_MODEL, dir) });
   return {
@@ -106,6 +110,12 @@ export function speechConfig(env: Env) {
     local: {
       modelsDir,
       whisperModel: model(env.LOCAL_WHISPER_MODEL)!,
+      parakeet:
+        env.LOCAL_RECOGNISER === "parakeet"
+          ? (Object.fromEntries(
+              Object.entries(parakeetFiles(env.LOCAL_PARAKEET_MODEL)).map(([part, file]) => [part, model(file)!]),
+            ) as ReturnType<typeof parakeetFiles>)
+          : undefined,
       vadModel: model(env.LOCAL_VAD_MODEL)!,
       segmentationModel: model(speakers?.segmentation),
       embeddingModel: model(speakers?.embedding),

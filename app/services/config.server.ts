@@ -98,7 +98,13 @@ const schema = z
     MODELS_URL: optionalUrl,
     MODELS_HUB_URL: z.string().url().default("https://huggingface.co"),
     MODELS_AUTO_DOWNLOAD: bool.default("true"),
-    LOCAL_WHISPER_MODEL: z.string().min(1).default(DEFAULT_MODEL_FILES.speech),
+    // Parakeet-TDT through sherpa-onnx (prebuilt), or whisper.cpp through smart-whisper (compiled at install).
+    LOCAL_RECOGNISER: z.enum(["parakeet", "whisper"]).default(DEFAULT_MODEL_FILES.recogniser),
+    LOCAL_PARAKEET_MODEL: z
+      .string()
+      .regex(/^[\w.-]+$|^\/.+/, "a file name prefix in MODELS_DIR or an absolute path prefix")
+      .default(DEFAULT_MODEL_FILES.parakeet),
+    LOCAL_WHISPER_MODEL: z.string().min(1).default(DEFAULT_MODEL_FILES.whisper),
     LOCAL_VAD_MODEL: z.string().min(1).default(DEFAULT_MODEL_FILES.vad),
     // "none" (either one) turns speaker separation off: every word is then speaker S1.
     LOCAL_SEGMENTATION_MODEL: z.string().min(1).default(DEFAULT_MODEL_FILES.segmentation),

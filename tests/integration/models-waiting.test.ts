@@ -24,6 +24,7 @@ const SHARED = path.resolve("../shared/models");
 setupTestApp({
   env: {
     SPEECH_ENGINE: "local",
+    LOCAL_RECOGNISER: "whisper",
     LOCAL_WHISPER_MODEL: "for-tests-ggml-tiny.bin",
     LOCAL_VAD_MODEL: "silero_vad.onnx",
     LOCAL_SEGMENTATION_MODEL: "none",

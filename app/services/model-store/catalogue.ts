@@ -26,6 +26,8 @@ export type PinnedFile = {
 };
 
 const HF = "https://huggingface.co";
+/** LOCAL_PARAKEET_MODEL's default: the prefix of the four Parakeet files in the models directory. */
+export const PARAKEET = "parakeet-tdt-0.6b-v3-int8";
 const WHISPER = `${HF}/ggerganov/whisper.cpp/resolve/main`;
 
 export const PINNED_FILES: readonly PinnedFile[] = [
@@ -56,6 +58,24 @@ export const PINNED_FILES: readonly PinnedFile[] = [
     licence: "MIT",
     label: "Whisper medium (whisper.cpp)",
   },
+  // Parakeet-TDT-0.6B-v3 (NVIDIA, 25 European languages with German; CC-BY-4.0) as sherpa-onnx's int8 export; the
+  // default recogniser (ADR 0027). Stored flat as <LOCAL_PARAKEET_MODEL>.<part> so a mirror serves plain names.
+  ...(
+    [
+      ["encoder", "encoder.int8.onnx", "acfc2b4456377e15d04f0243af540b7fe7c992f8d898d751cf134c3a55fd2247", 652_184_281],
+      ["decoder", "decoder.int8.onnx", "179e50c43d1a9de79c8a24149a2f9bac6eb5981823f2a2ed88d655b24248db4e", 11_845_275],
+      ["joiner", "joiner.int8.onnx", "3164c13fc2821009440d20fcb5fdc78bff28b4db2f8d0f0b329101719c0948b3", 6_355_277],
+      ["tokens", "tokens.txt", "d58544679ea4bc6ac563d1f545eb7d474bd6cfa467f0a6e2c1dc1c7d37e3c35d", 93_939],
+    ] as const
+  ).map(([part, file, sha256, size]): PinnedFile => ({
+    name: `${PARAKEET}.${part === "tokens" ? "tokens.txt" : `${part}.onnx`}`,
+    role: "speech",
+    url: `${HF}/csukuangfj/sherpa-onnx-nemo-parakeet-tdt-0.6b-v3-int8/resolve/main/${file}`,
+    sha256,
+    size,
+    licence: "CC-BY-4.0",
+    label: `Parakeet-TDT-0.6B-v3 (NVIDIA), ${part}`,
+  })),
   {
     name: "silero_vad.onnx",
     role: "vad",
@@ -144,8 +164,20 @@ export const LETTER_MODELS = {
   stronger: "Ministral-3-8B-Instruct-2512-Q4_K_M.gguf",
 } as const;
 
+/** The four files of a Parakeet model stored under `prefix` (LOCAL_PARAKEET_MODEL). */
+export function parakeetFiles(prefix: string) {
+  return {
+    encoder: `${prefix}.encoder.onnx`,
+    decoder: `${prefix}.decoder.onnx`,
+    joiner: `${prefix}.joiner.onnx`,
+    tokens: `${prefix}.tokens.txt`,
+  };
+}
+
 export const DEFAULT_MODEL_FILES = {
-  speech: "ggml-small.bin",
+  recogniser: "parakeet" as const,
+  parakeet: PARAKEET,
+  whisper: "ggml-small.bin",
   vad: "silero_vad.onnx",
   segmentation: "pyannote-segmentation-3-0.onnx",
   embedding: "3dspeaker_speech_eres2net_base_sv_zh-cn_3dspeaker_16k.onnx",

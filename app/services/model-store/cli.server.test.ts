@@ -17,6 +17,7 @@ beforeEach(() => {
   share = fs.mkdtempSync(path.join(os.tmpdir(), "skribent-share-"));
   vi.spyOn(process.stdout, "write").mockReturnValue(true);
   vi.spyOn(process.stderr, "write").mockReturnValue(true);
+  vi.stubEnv("LOCAL_RECOGNISER", "whisper");
   vi.stubEnv("LOCAL_WHISPER_MODEL", "for-tests-ggml-tiny.bin");
   vi.stubEnv("LOCAL_LLM_MODEL", "stories260K.gguf");
   vi.stubEnv("LOCAL_SEGMENTATION_MODEL", "none");

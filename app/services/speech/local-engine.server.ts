@@ -1,8 +1,5 @@
 import {
   loadSherpaOnnx,
-  loadSmartWhisper,
-  NATIVE_ADVICE,
-  nativeModuleProblems,
   probeDiarization,
   probeModels,
   type SherpaDiarizationConfig,
@@ -32,7 +29,7 @@ import {
 } from "./local-models.server";
 import { type EngineHealth, type EngineWord, type SpeechEngine } from "./types";
 import { whisperPrompt } from "./vocabulary.server";
-import { whisperWorker } from "./local-whisper.server";
+import { recogniserFor, recogniserNativeProblems } from "./local-recogniser.server";
 
 export { whisperParams, whisperWorker, type WhisperWorker } from "./local-whisper.server";
 
@@ -307,8 +304,9 @@ export async function diarizeFile(
 export async function localEngineHealth(config: LocalSpeechConfig): Promise<EngineHealth> {
   const problems = await modelProblems(config);
   if (problems.length) return { status: "not_configured", detail: `${problems.join("; ")}. ${MODELS_ADVICE}` };
-  const native = nativeModuleProblems();
-  if (native.length) return { status: "not_configured", detail: `${native.join("; ")}. ${NATIVE_ADVICE}` };
+  const native = recogniserNativeProblems(config);
+  if (native.problems.length)
+    return { status: "not_configured", detail: `${native.problems.join("; ")}. ${native.advice}` };
   if (!diarizationEnabled(config) && (config.segmentationModel || config.embeddingModel))
     return {
       status: "healthy",
@@ -326,7 +324,7 @@ export function createLocalSpeechEngine(
   config: LocalSpeechConfig,
   options: LocalEngineOptions = {},
 ): LocalSpeechEngine {
-  const worker = whisperWorker(config, options);
+  const { worker, ensureNative } = recogniserFor(config, options);
 
   return {
     name: "local",
@@ -339,7 +337,7 @@ export function createLocalSpeechEngine(
       if (problems.length) throw modelsError(problems);
       const info = await readWavInfo(request.file);
       const sherpa = loadSherpaOnnx();
-      loadSmartWhisper(); // before the VAD pass: a missing addon fails the job at once
+      ensureNative(); // before the VAD pass: a missing addon fails the job at once
 
       const vadFailed = await probeModels("vad", [config.vadModel]);
       if (vadFailed) throw modelsError([`VAD model ${config.vadModel} cannot be loaded: ${vadFailed}`]);

@@ -11,6 +11,11 @@ export type LocalSpeechConfig = {
   /** Where the lock file of pins lives (model-store/hub-pin.server.ts); without it unpinned files are pinned in memory. */
   modelsDir?: string;
   whisperModel: string;
+  /**
+   * Parakeet-TDT's files (LOCAL_RECOGNISER=parakeet, the default from configuration): when set they recognise the
+   * speech through sherpa-onnx instead of whisper.cpp (local-recogniser.server.ts), and whisperModel is not used.
+   */
+  parakeet?: { encoder: string; decoder: string; joiner: string; tokens: string };
   vadModel: string;
   segmentationModel?: string;
   embeddingModel?: string;
@@ -20,11 +25,22 @@ export type LocalSpeechConfig = {
 const GGML_MAGIC = 0x67676d6c; // "lmgg" on disk: whisper.cpp's model files
 const ONNX_FIRST_BYTE = 0x08; // protobuf field 1 (ir_version), varint: how every ONNX model file starts
 
-type ModelFile = { role: string; variable: string; file: string; kind: "ggml" | "onnx" };
+type ModelFile = { role: string; variable: string; file: string; kind: "ggml" | "onnx" | "text" };
+
+function recogniserFiles(config: LocalSpeechConfig): ModelFile[] {
+  const p = config.parakeet;
+  if (!p) return [{ role: "whisper model", variable: "LOCAL_WHISPER_MODEL", file: config.whisperModel, kind: "ggml" }];
+  return [
+    { role: "Parakeet encoder", variable: "LOCAL_PARAKEET_MODEL", file: p.encoder, kind: "onnx" },
+    { role: "Parakeet decoder", variable: "LOCAL_PARAKEET_MODEL", file: p.decoder, kind: "onnx" },
+    { role: "Parakeet joiner", variable: "LOCAL_PARAKEET_MODEL", file: p.joiner, kind: "onnx" },
+    { role: "Parakeet tokens", variable: "LOCAL_PARAKEET_MODEL", file: p.tokens, kind: "text" },
+  ];
+}
 
 function modelFiles(config: LocalSpeechConfig): ModelFile[] {
   const files: ModelFile[] = [
-    { role: "whisper model", variable: "LOCAL_WHISPER_MODEL", file: config.whisperModel, kind: "ggml" },
+    ...recogniserFiles(config),
     { role: "VAD model", variable: "LOCAL_VAD_MODEL", file: config.vadModel, kind: "onnx" },
   ];
   if (config.segmentationModel)

@@ -5,13 +5,13 @@ import {
   PAD_SAMPLES,
   VAD_CONFIG,
   VAD_SLICE_SAMPLES,
-  whisperWorker,
   type LocalEngineOptions,
   type LocalSpeechConfig,
   type WhisperWorker,
 } from "~/services/speech/local-engine.server";
 import { loadableModelProblems, modelsError } from "~/services/speech/local-models.server";
-import { loadSherpaOnnx, loadSmartWhisper, probeModels, type SherpaVad } from "~/services/speech/local-native.server";
+import { loadSherpaOnnx, probeModels, type SherpaVad } from "~/services/speech/local-native.server";
+import { recogniserFor } from "~/services/speech/local-recogniser.server";
 import type { EngineHealth } from "~/services/speech/types";
 import { whisperPrompt } from "~/services/speech/vocabulary.server";
 
@@ -85,8 +85,8 @@ async function prepare(config: LocalSpeechConfig, options: LocalLiveOptions): Pr
     const vad = createVad(sherpa, config.vadModel);
     if (options.recognise) return { vad, recognise: options.recognise, release: () => {} };
 
-    loadSmartWhisper();
-    const worker = whisperWorker(config, options);
+    const { worker, ensureNative } = recogniserFor(config, options);
+    ensureNative();
     const release = worker.hold();
     try {
       await worker.load(); // the first segment should not wait for a model load of several seconds
