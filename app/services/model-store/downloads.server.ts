@@ -48,6 +48,8 @@ export type ModelsSettings = {
   mirrorUrl?: string;
   hubUrl: string;
   autoDownload: boolean;
+  /** The longest wait between two attempts (MODELS_RETRY_MAX_SECONDS); `options.maxRetryMs` overrides it. */
+  retryMaxMs?: number;
   needed: NeededModel[];
 };
 
@@ -82,15 +84,13 @@ export function onModelReady(listener: () => void) {
 
 function sleep(ms: number, signal: AbortSignal) {
   return new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener(
-      "abort",
-      () => {
-        clearTimeout(timer);
-        resolve();
-      },
-      { once: true },
-    );
+    const wake = () => {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", wake);
+      resolve();
+    };
+    const timer = setTimeout(wake, ms);
+    signal.addEventListener("abort", wake, { once: true });
   });
 }
 
@@ -144,6 +144,7 @@ async function fetchOne(m: Manager, status: ModelFileStatus, model: NeededModel,
       return;
     }
     let pin: Pin | undefined;
+    let lookupFailed = false;
     try {
       pin =
         (await knownPin(settings.dir, target)) ??
@@ -154,7 +155,8 @@ async function fetchOne(m: Manager, status: ModelFileStatus, model: NeededModel,
           signal: stop.signal,
         }));
     } catch (error) {
-      pin = undefined;
+      // The hub could not be asked for the pin: worth another try, like a failed download.
+      lookupFailed = true;
       status.error = (error as Error).message;
     }
     const pinned = pinnedFile(model.setting.name);
@@ -163,17 +165,13 @@ async function fetchOne(m: Manager, status: ModelFileStatus, model: NeededModel,
       : model.setting.hub
         ? hubUrl(model.setting.hub, settings.hubUrl)
         : pinned?.url;
-    if (!pin || !url) {
-      if (status.error && !pin && model.setting.hub) {
-        // The hub could not be asked: worth another try.
-      } else {
-        status.state = "failed";
-        status.error = !pin
-          ? `${status.name} has no pinned checksum: name a catalogue model, an hf: model, or copy it with \`npm run models -- --from DIR\``
-          : `${status.name} has no download address: set MODELS_URL to a mirror, or copy it with \`npm run models -- --from DIR\``;
-        options.log(`[models] ${status.error}`);
-        return;
-      }
+    if (!lookupFailed && (!pin || !url)) {
+      status.state = "failed";
+      status.error = !pin
+        ? `${status.name} has no pinned checksum: name a catalogue model, an hf: model, or copy it with \`npm run models -- --from DIR\``
+        : `${status.name} has no download address: set MODELS_URL to a mirror, or copy it with \`npm run models -- --from DIR\``;
+      options.log(`[models] ${status.error}`);
+      return;
     }
     status.size = pin?.size ?? status.size;
     if (pin && url && (await acquireLock(lock))) {
@@ -194,7 +192,7 @@ async function fetchOne(m: Manager, status: ModelFileStatus, model: NeededModel,
             status.secondsLeft =
               status.size && status.bytesPerSecond > 0 ? (status.size - done) / status.bytesPerSecond : undefined;
             const now = Date.now();
-            if (now - lastLine >= options.logEveryMs || (total !== undefined && done === total)) {
+            if (done > 0 && (now - lastLine >= options.logEveryMs || (total !== undefined && done === total))) {
               lastLine = now;
               options.log(
                 `[models] ${progressLine({ name: status.name, done, total, bytesPerSecond: status.bytesPerSecond })}`,
@@ -235,7 +233,7 @@ export function startModelDownloads(settings: ModelsSettings, options: Options =
   if (manager) void stopModelDownloads();
   const full: Required<Options> = {
     retryMs: options.retryMs ?? 2_000,
-    maxRetryMs: options.maxRetryMs ?? 5 * 60_000,
+    maxRetryMs: options.maxRetryMs ?? settings.retryMaxMs ?? 5 * 60_000,
     log: options.log ?? ((line) => console.log(line)),
     logEveryMs: options.logEveryMs ?? 5_000,
   };

@@ -4,6 +4,9 @@ import { chmod, copyFile, rename, rm, stat } from "node:fs/promises";
 import path from "node:path";
 import { Readable, Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
+// undici's own fetch, not the global: inside the app Remix may install a fetch whose bodies are not Node's web
+// streams (Readable.fromWeb refuses them), and undici's is the one the other adapters use.
+import { fetch, type Response } from "undici";
 
 // One model file onto disk, verified (issue 21): written to "<name>.part", checked against its pinned SHA-256 and
 // size, and only then renamed into place, so a half-downloaded or altered file never carries a model's name. A
@@ -173,11 +176,7 @@ export async function downloadVerified(args: {
       },
     });
     try {
-      await pipeline(
-        Readable.fromWeb(response.body as import("node:stream/web").ReadableStream),
-        meter,
-        createWriteStream(part, { flags: start > 0 ? "a" : "w" }),
-      );
+      await pipeline(Readable.fromWeb(response.body), meter, createWriteStream(part, { flags: start > 0 ? "a" : "w" }));
     } catch (error) {
       if (error instanceof ModelFetchError) {
         await rm(part, { force: true });

@@ -1,5 +1,6 @@
 import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { fetch, type Response } from "undici";
 import { pinnedFile } from "./catalogue";
 import { ModelFetchError, type Pin } from "./fetch-file.server";
 
