@@ -13,6 +13,11 @@ export const LLM_PORT = PORT + 6;
 /** The protocol-faithful Speechmatics realtime server live recording relays to (tests/support/fake-speechmatics-rt.ts). */
 export const RT_PORT = PORT + 7;
 const flagDataDir = `./data/e2e-${FLAG_PORT}`;
+/** An app on the embedded engines whose models come from the tests' model mirror (issue 21: first start). */
+export const MODELS_APP_PORT = PORT + 8;
+/** The protocol-faithful model mirror (tests/support/model-mirror.ts); it starts on hold, answering 503. */
+export const MIRROR_PORT = PORT + 10;
+const modelsDataDir = `./data/e2e-${MODELS_APP_PORT}`;
 
 function serverEnv(port: number, dataDir: string) {
   return {
@@ -35,6 +40,8 @@ const SERVERS = {
   realtime: "fake-speechmatics-rt",
   app: "app",
   flagApp: "app-flags",
+  mirror: "fake-model-mirror",
+  modelsApp: "app-models",
 };
 const logCapture: Array<[string, unknown]> = logCaptureDir
   ? [["./tests/setup/log-capture-reporter.ts", { dir: logCaptureDir, servers: Object.values(SERVERS) }]]
@@ -80,7 +87,8 @@ export default defineConfig({
     {
       name: "no-js",
       // The JavaScript budget is measured once, with JavaScript on; the upload script's and live audio's tests need it.
-      testIgnore: /(js-budget|upload-script|live|a11y)\.spec\.ts/,
+      // The first-start download is one download for the app: its test opens a page with and one without JavaScript.
+      testIgnore: /(js-budget|upload-script|live|a11y|models-first-start)\.spec\.ts/,
       use: { ...devices["Desktop Chrome"], javaScriptEnabled: false },
     },
   ],
@@ -127,6 +135,40 @@ export default defineConfig({
         LLM_ENGINE: "openai",
         LLM_OPENAI_URL: `http://127.0.0.1:${LLM_PORT}/v1`,
         LLM_OPENAI_API_KEY: "test-key",
+      },
+    },
+    {
+      name: SERVERS.mirror,
+      command: `node scripts/fake-model-mirror.mjs --port ${MIRROR_PORT} --hold`,
+      port: MIRROR_PORT,
+      stdout: "pipe",
+      reuseExistingServer: false,
+      timeout: 60_000,
+    },
+    {
+      // The same build on the embedded engines with no model yet: they come from the mirror, which is on hold
+      // until tests/e2e/models-first-start.spec.ts releases it. Letters go to the fake chat server.
+      name: SERVERS.modelsApp,
+      command: `until [ -f build/.e2e-ready ]; do sleep 0.2; done; rm -rf ${modelsDataDir} && node server.mjs`,
+      url: `http://localhost:${MODELS_APP_PORT}/resources/healthz`,
+      reuseExistingServer: false,
+      timeout: 120_000,
+      stdout: "pipe",
+      env: {
+        ...serverEnv(MODELS_APP_PORT, modelsDataDir),
+        SPEECH_ENGINE: "local",
+        LOCAL_RECOGNISER: "whisper",
+        LOCAL_WHISPER_MODEL: "for-tests-ggml-tiny.bin",
+        LOCAL_VAD_MODEL: "silero_vad.onnx",
+        LOCAL_SEGMENTATION_MODEL: "none",
+        SPEECH_LIVE_ENGINE: "speechmatics",
+        SPEECHMATICS_API_KEY: "test-key",
+        SPEECHMATICS_RT_URL: `ws://127.0.0.1:${RT_PORT}/v2`,
+        LLM_ENGINE: "openai",
+        LLM_OPENAI_URL: `http://127.0.0.1:${LLM_PORT}/v1`,
+        LLM_OPENAI_API_KEY: "test-key",
+        MODELS_URL: `http://127.0.0.1:${MIRROR_PORT}`,
+        MODELS_RETRY_MAX_SECONDS: "2",
       },
     },
     {

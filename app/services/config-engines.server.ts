@@ -81,6 +81,7 @@ export function modelsConfig(env: Env) {
     mirrorUrl: env.MODELS_URL?.replace(/\/$/, ""),
     hubUrl: env.MODELS_HUB_URL.replace(/\/$/, ""),
     autoDownload: env.MODELS_AUTO_DOWNLOAD,
+    retryMaxMs: env.MODELS_RETRY_MAX_SECONDS * 1000,
     needed,
   };
 }

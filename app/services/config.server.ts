@@ -98,6 +98,8 @@ const schema = z
     MODELS_URL: optionalUrl,
     MODELS_HUB_URL: z.string().url().default("https://huggingface.co"),
     MODELS_AUTO_DOWNLOAD: bool.default("true"),
+    // A failed model download is tried again after 2 s, doubling up to this.
+    MODELS_RETRY_MAX_SECONDS: z.coerce.number().int().min(1).max(3600).default(300),
     // Parakeet-TDT through sherpa-onnx (prebuilt), or whisper.cpp through smart-whisper (compiled at install).
     LOCAL_RECOGNISER: z.enum(["parakeet", "whisper"]).default(DEFAULT_MODEL_FILES.recogniser),
     LOCAL_PARAKEET_MODEL: z

@@ -24,8 +24,10 @@ export type ModelMirror = {
   /** A hub file: /<repo>/resolve/<revision>/<file> → 302 with its LFS hash, then the bytes. */
   serveHub(args: { repo: string; revision?: string; file: string; bytes: Buffer }): void;
   fault(name: string, fault: Fault): void;
-  /** Takes back the armed faults: from now on every file is served as it is. */
+  /** Takes back the armed faults (and a hold): from now on every file is served as it is. */
   heal(): void;
+  /** Answers every file request with 503 until heal(), as a mirror that is down. */
+  hold(): void;
   /** Bytes per second per response (0: as fast as possible). */
   throttle(bytesPerSecond: number): void;
   requests: MirrorRequest[];
@@ -36,12 +38,13 @@ function sha256(bytes: Buffer) {
   return createHash("sha256").update(bytes).digest("hex");
 }
 
-export async function startModelMirror(): Promise<ModelMirror> {
+export async function startModelMirror(options: { port?: number; control?: boolean } = {}): Promise<ModelMirror> {
   const files = new Map<string, Buffer>();
   const hub = new Map<string, { storage: string; bytes: Buffer }>();
   const faults = new Map<string, Fault>();
   const requests: MirrorRequest[] = [];
   let rate = 0;
+  let held = false;
 
   function takeFault(name: string) {
     const fault = faults.get(name);
@@ -109,6 +112,19 @@ export async function startModelMirror(): Promise<ModelMirror> {
     const url = new URL(req.url ?? "/", "http://mirror");
     const path = decodeURIComponent(url.pathname);
     requests.push({ method: req.method ?? "GET", path, range: req.headers.range });
+    // For a mirror in another process (scripts/fake-model-mirror.mjs): the end-to-end tests hold and release it.
+    if (options.control && req.method === "POST" && path.startsWith("/_control/")) {
+      if (path === "/_control/hold") held = true;
+      else if (path === "/_control/release") {
+        held = false;
+        faults.clear();
+      } else return void res.writeHead(404).end();
+      return void res.writeHead(204).end();
+    }
+    if (held) {
+      res.writeHead(503, { "Content-Type": "text/plain", "Retry-After": "1" }).end("mirror on hold");
+      return;
+    }
     const hubFile = hub.get(path);
     if (hubFile) {
       res
@@ -129,7 +145,7 @@ export async function startModelMirror(): Promise<ModelMirror> {
     }
     serveBytes(req, res, name, stored);
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, "127.0.0.1", resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
   return {
@@ -147,6 +163,10 @@ export async function startModelMirror(): Promise<ModelMirror> {
     },
     heal() {
       faults.clear();
+      held = false;
+    },
+    hold() {
+      held = true;
     },
     throttle(bytesPerSecond) {
       rate = bytesPerSecond;

@@ -1,0 +1,29 @@
+// Starts the tests' protocol-faithful model mirror (tests/support/model-mirror.ts) serving the small real models of
+// ../shared/models under their catalogue names, for Playwright and for trying the first-start download by hand:
+//   node scripts/fake-model-mirror.mjs --port 3110 [--hold]
+// then run the app with MODELS_URL=http://127.0.0.1:3110. With --hold every file answers 503 until
+// `curl -X POST http://127.0.0.1:3110/_control/release` (and `/_control/hold` holds it again).
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { loadTestSupport } from "./fake-speech-bundle.mjs";
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const SHARED = path.resolve(ROOT, "../shared/models");
+const portFlag = process.argv.indexOf("--port");
+const port = Number(portFlag > 0 ? process.argv[portFlag + 1] : 3110);
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), "skribent-fake-mirror-"));
+const { startModelMirror } = await loadTestSupport("model-mirror", dir);
+const mirror = await startModelMirror({ port, control: true });
+for (const name of ["silero_vad.onnx", "for-tests-ggml-tiny.bin", "stories260K.gguf"])
+  mirror.serve(name, path.join(SHARED, name));
+if (process.argv.includes("--hold")) mirror.hold();
+console.log(`fake model mirror at ${mirror.url}${process.argv.includes("--hold") ? " (on hold)" : ""}`);
+for (const signal of ["SIGTERM", "SIGINT"]) {
+  process.once(signal, async () => {
+    await mirror.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+    process.exit(0);
+  });
+}
