@@ -1,6 +1,6 @@
 // Starts the tests' protocol-faithful model mirror (tests/support/model-mirror.ts) serving the small real models of
 // ../shared/models under their catalogue names, for Playwright and for trying the first-start download by hand:
-//   node scripts/fake-model-mirror.mjs --port 3110 [--hold]
+//   node scripts/fake-model-mirror.mjs --port 3110 [--hold] [--throttle BYTES_PER_SECOND]
 // then run the app with MODELS_URL=http://127.0.0.1:3110. With --hold every file answers 503 until
 // `curl -X POST http://127.0.0.1:3110/_control/release` (and `/_control/hold` holds it again).
 import fs from "node:fs";
@@ -19,6 +19,8 @@ const mirror = await startModelMirror({ port, control: true });
 for (const name of ["silero_vad.onnx", "for-tests-ggml-tiny.bin", "stories260K.gguf"])
   mirror.serve(name, path.join(SHARED, name));
 if (process.argv.includes("--hold")) mirror.hold();
+const throttleFlag = process.argv.indexOf("--throttle");
+if (throttleFlag > 0) mirror.throttle(Number(process.argv[throttleFlag + 1]));
 console.log(`fake model mirror at ${mirror.url}${process.argv.includes("--hold") ? " (on hold)" : ""}`);
 for (const signal of ["SIGTERM", "SIGINT"]) {
   process.once(signal, async () => {

@@ -100,7 +100,7 @@ describe("a recording made while the speech model downloads", () => {
       // What the clinician sees: the reason and the next attempt on top, the recording waiting with a percentage.
       const waitingPage = await workspace(cookie);
       expect(waitingPage).toMatch(/data-model-notice="error"[^>]*>.*konnte noch nicht geladen werden \([^)]*503/s);
-      expect(waitingPage).toContain("Aufnahmen, die Sie inzwischen hochladen oder aufzeichnen, bleiben erhalten");
+      expect(waitingPage).toContain("Aufnahmen, die Sie inzwischen hochladen, bleiben erhalten");
       expect(waitingPage).toMatch(/data-waiting-for-model[^>]*>Wartet auf Sprachmodell \(\d+ %\)/);
 
       // The mirror recovers: the model arrives, is verified, and the job goes on without anyone asking again.

@@ -281,9 +281,8 @@ function overviewOf(files: ModelFileStatus[]): ModelsOverview {
   const coming = files.filter((f) => COMING.includes(f.state));
   const total = coming.reduce((sum, f) => sum + (f.size ?? 0), 0);
   const done = coming.reduce((sum, f) => sum + Math.min(f.bytes, f.size ?? 0), 0);
-  const troubled = files.find(
-    (f) => (f.state === "retrying" || f.state === "failed" || f.state === "missing") && f.error,
-  );
+  // A file keeps its last error through the next attempt, until it is ready: the reason stays visible.
+  const troubled = files.find((f) => f.state !== "ready" && f.error);
   return {
     files: files.map((f) => ({ ...f })),
     percent: coming.length === 0 ? null : total > 0 ? Math.floor((done / total) * 100) : 0,

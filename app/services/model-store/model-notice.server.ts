@@ -22,17 +22,19 @@ export function modelNotice(t: TFunction, language: Language): ModelNotice | nul
   const problem = overview.problem;
   if (problem) {
     const file = overview.files.find((f) => f.name === problem.name);
-    if (file?.state === "retrying" && problem.nextAttemptAt)
+    const comingAgain = file && file.state !== "failed" && file.state !== "missing";
+    if (comingAgain)
       return {
         tone: "error",
         text: t("recordings:models.retrying", {
           name: file.label,
           reason: problem.error,
-          time: timeOf(problem.nextAttemptAt, language),
+          // While an attempt runs there is no next one yet: it is trying now.
+          time: timeOf(problem.nextAttemptAt ?? new Date(), language),
         }),
         hint: t("recordings:models.loadingHint"),
       };
-    if (file && file.state !== "retrying")
+    if (file)
       return { tone: "error", text: t("recordings:models.unavailable", { name: file.label, reason: problem.error }) };
   }
   const speech = waitingForModels(SPEECH_ROLES);

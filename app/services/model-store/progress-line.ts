@@ -5,6 +5,8 @@ const MIB = 1024 * 1024;
 
 export function formatBytes(bytes: number) {
   if (bytes >= 1024 * MIB) return `${(bytes / 1024 / MIB).toFixed(2)} GiB`;
+  // A slow rural link's speed reads in KiB, not as "0.0 MiB/s".
+  if (bytes > 0 && bytes < 0.1 * MIB) return `${(bytes / 1024).toFixed(1)} KiB`;
   return `${(bytes / MIB).toFixed(1)} MiB`;
 }
 
@@ -28,8 +30,9 @@ export function progressLine(args: { name: string; done: number; total?: number;
 }
 
 /** Bytes per second over the last few seconds, so a stall shows at once rather than averaged away. */
-export function rateMeter(windowMs = 5000) {
-  const samples: Array<{ at: number; bytes: number }> = [];
+export function rateMeter(windowMs = 5000, startBytes = 0) {
+  // Seeded with the start, so the first chunks (often a burst) do not read as a huge speed.
+  const samples: Array<{ at: number; bytes: number }> = [{ at: Date.now(), bytes: startBytes }];
   return (bytes: number, at = Date.now()) => {
     samples.push({ at, bytes });
     while (samples.length > 2 && at - samples[0].at > windowMs) samples.shift();
