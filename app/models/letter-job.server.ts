@@ -176,6 +176,12 @@ export async function requeueLapsedLetterJobs(now = new Date()) {
   return rows.map((r) => r.id);
 }
 
+/** Whether a letter job is still queued (a deleted or reset one is not). */
+export async function isLetterJobQueued(id: string) {
+  const row = await getDb().selectFrom("letter_jobs").where("id", "=", id).select("status").executeTakeFirst();
+  return row?.status === "queued";
+}
+
 export async function listWaitingLetterJobs(before: Date) {
   return getDb()
     .selectFrom("letter_jobs")

@@ -2,6 +2,7 @@ import {
   claimLetterJob,
   deleteLetterJobOfRecording,
   findRecordingForLetter,
+  isLetterJobQueued,
   listRecordingContext,
   listWaitingLetterJobs,
   lockRecordingForLetter,
@@ -37,6 +38,7 @@ const running = new Map<string, AbortController>();
 export async function runLetterJob(jobId: string): Promise<"completed" | "failed" | "retry" | "skipped" | "waiting"> {
   // The letter model is still downloading (issue 21): queued and unclaimed until it is there.
   if (getConfig().llm.engine === "local" && waitingForModels(LETTER_ROLES)) {
+    if (!(await isLetterJobQueued(jobId))) return "skipped";
     await wake(jobId, { startAfterSeconds: 15 });
     return "waiting";
   }

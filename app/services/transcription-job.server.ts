@@ -7,6 +7,7 @@ import { insertTranscript } from "~/models/transcript.server";
 import {
   claimJob,
   deleteJobOfRecording,
+  findJobById,
   findRecordingForJob,
   finishJob,
   listWaitingJobs,
@@ -104,6 +105,8 @@ export async function runTranscriptionJob(
   // The local engine's models are still downloading (issue 21): the job stays queued, unclaimed (no attempt is
   // used up), and is woken again shortly, or at once when a model arrives (jobs.server.ts).
   if (getConfig().speech.engine === "local" && waitingForModels(SPEECH_ROLES)) {
+    // Only a job still queued keeps waiting: a deleted or reset one is not woken again.
+    if ((await findJobById(jobId))?.status !== "queued") return "skipped";
     await wake(jobId, { startAfterSeconds: MODEL_WAIT_SECONDS });
     return "waiting";
   }
