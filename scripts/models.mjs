@@ -4,20 +4,13 @@
 // bundled here first so that the pins, checks and addresses are the same ones the app uses.
 //   npm run models -- --help
 import path from "node:path";
-import { pathToFileURL } from "node:url";
-import { build } from "esbuild";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { bundleForNode } from "./bundle-source.mjs";
 
-const outfile = path.resolve("build/models-cli.js");
-await build({
-  entryPoints: ["app/services/model-store/cli.server.ts"],
-  outfile,
-  bundle: true,
-  platform: "node",
-  format: "esm",
-  target: "node20",
-  packages: "external",
-  tsconfig: "tsconfig.json",
-  logLevel: "warning",
-});
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const outfile = await bundleForNode(
+  path.join(ROOT, "app/services/model-store/cli.server.ts"),
+  path.join(ROOT, "build/models-cli/models-cli.js"),
+);
 const { main } = await import(pathToFileURL(outfile).href);
 process.exitCode = await main();

@@ -187,7 +187,11 @@ export async function main(argv = process.argv.slice(2)): Promise<number> {
     }
   }
   if (failed) {
-    process.stderr.write(`\n${failed} of ${wanted.length} model file(s) are not in place.\n`);
+    process.stderr.write(
+      `\n${failed} of ${wanted.length} model file(s) are not in place. Where this machine cannot reach the ` +
+        "addresses: set MODELS_URL to your own mirror (same file names), or copy the files from a share with " +
+        "`npm run models -- --from DIR` (docs/models.md).\n",
+    );
     return 1;
   }
   return 0;
