@@ -14,7 +14,10 @@ test("the operator's admin sees health tiles, usage per user with its CSV, and t
 
   await page.goto("/betrieb?period=today");
   const tiles = page.locator("[data-health-tile]");
-  await expect(tiles).toHaveCount(8);
+  await expect(tiles).toHaveCount(9);
+  // This app writes and transcribes through the (fake) vendors: no local model is needed, and the tile says so.
+  await expect(page.locator('[data-health-tile="models"]')).toHaveAttribute("data-status", "healthy");
+  await expect(page.locator('[data-health-tile="models"]')).toContainText("Keine lokalen Modelle nötig");
   await expect(page.locator('[data-health-tile="database"]')).toHaveAttribute("data-status", "healthy");
   await expect(page.locator('[data-health-tile="storage"]')).toHaveAttribute("data-status", "healthy");
   const row = page.getByRole("row").filter({ hasText: "admin@skribent.example" });
