@@ -5,7 +5,7 @@ import { pinnedFile, type ModelRole } from "./catalogue";
 import { downloadVerified, fileSize, ModelFetchError, partPath, type Pin } from "./fetch-file.server";
 import { hubPin, hubUrl, knownPin } from "./hub-pin.server";
 import { progressLine, rateMeter } from "./progress-line";
-import { verificationProblem } from "./verify.server";
+import { markVerified, verificationProblem } from "./verify.server";
 
 // The models of the configured local engines, fetched in the background on first start (issue 21, ADR 0027): the
 // app answers at once; each missing file is downloaded in turn (smallest first, the letter model last), resumed after
@@ -202,7 +202,9 @@ async function fetchOne(m: Manager, status: ModelFileStatus, model: NeededModel,
         });
         status.error = undefined;
         retryMs = options.retryMs;
-        continue; // verified on the next turn of the loop, like a file found present
+        // Its size and SHA-256 were checked as it was written: the next turn finds it ready without hashing again.
+        await markVerified(target);
+        continue;
       } catch (error) {
         if (stop.signal.aborted) return;
         status.error = error instanceof ModelFetchError ? error.message : String(error);
@@ -227,7 +229,8 @@ async function fetchOne(m: Manager, status: ModelFileStatus, model: NeededModel,
 
 /**
  * Starts fetching what the configured engines need and is missing (once per process; a second call with other
- * settings replaces the first). Returns at once; `whenSettled` resolves when every file is ready or given up on.
+ * settings replaces the first). The promise it returns settles when every file is ready or given up on; the app
+ * does not wait for it.
  */
 export function startModelDownloads(settings: ModelsSettings, options: Options = {}) {
   if (manager) void stopModelDownloads();

@@ -44,3 +44,9 @@ export async function verificationProblem(file: string, modelsDir?: string): Pro
   }
   return result;
 }
+
+/** A file whose bytes were just checked against its pin while it was written (a download, a copy): not hashed again. */
+export async function markVerified(file: string) {
+  const info = await stat(file);
+  verified.set(`${file}:${info.size}:${info.mtimeMs}`, Promise.resolve(undefined));
+}
