@@ -11,6 +11,7 @@ import {
   stopModelDownloads,
   waitingForModels,
 } from "~/services/model-store/downloads.server";
+import { getSpeechEngine } from "~/services/speech/engine.server";
 import { runTranscriptionJob } from "~/services/transcription-job.server";
 import { setupSpeechWav } from "../support/audio-fixtures";
 import { startModelMirror, type ModelMirror } from "../support/model-mirror";
@@ -102,6 +103,11 @@ describe("a recording made while the speech model downloads", () => {
       expect(waitingPage).toMatch(/data-model-notice="error"[^>]*>.*konnte noch nicht geladen werden \([^)]*503/s);
       expect(waitingPage).toContain("Aufnahmen, die Sie inzwischen hochladen, bleiben erhalten");
       expect(waitingPage).toMatch(/data-waiting-for-model[^>]*>Wartet auf Sprachmodell \(\d+ %\)/);
+      // The operator's health check says the same, instead of advising to fetch what is on its way.
+      expect(await getSpeechEngine().check()).toEqual({
+        status: "not_configured",
+        detail: expect.stringMatching(/^the models are downloading \(\d+ %\); jobs wait for them$/),
+      });
 
       // The mirror recovers: the model arrives, is verified, and the job goes on without anyone asking again.
       mirror.heal();

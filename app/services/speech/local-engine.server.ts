@@ -30,6 +30,7 @@ import {
 import { type EngineHealth, type EngineWord, type SpeechEngine } from "./types";
 import { whisperPrompt } from "./vocabulary.server";
 import { recogniserFor, recogniserNativeProblems } from "./local-recogniser.server";
+import { SPEECH_ROLES, waitingForModels } from "../model-store/downloads.server";
 
 export { whisperParams, whisperWorker, type WhisperWorker } from "./local-whisper.server";
 
@@ -303,7 +304,16 @@ export async function diarizeFile(
 /** Files and native modules, cheaply (loads nothing): the batch and the live engine's health. */
 export async function localEngineHealth(config: LocalSpeechConfig): Promise<EngineHealth> {
   const problems = await modelProblems(config);
-  if (problems.length) return { status: "not_configured", detail: `${problems.join("; ")}. ${MODELS_ADVICE}` };
+  if (problems.length) {
+    // Still arriving (issue 21): say how far, rather than advising the operator to fetch what is on its way.
+    const coming = waitingForModels(SPEECH_ROLES);
+    if (coming)
+      return {
+        status: "not_configured",
+        detail: `the models are downloading (${coming.percent} %); jobs wait for them`,
+      };
+    return { status: "not_configured", detail: `${problems.join("; ")}. ${MODELS_ADVICE}` };
+  }
   const native = recogniserNativeProblems(config);
   if (native.problems.length)
     return { status: "not_configured", detail: `${native.problems.join("; ")}. ${native.advice}` };
