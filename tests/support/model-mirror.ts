@@ -22,7 +22,7 @@ export type ModelMirror = {
   /** Adds or replaces a served file (bytes, or a path to read them from). */
   serve(name: string, source: Buffer | string): void;
   /** A hub file: /<repo>/resolve/<revision>/<file> → 302 with its LFS hash, then the bytes. */
-  serveHub(args: { repo: string; revision?: string; file: string; bytes: Buffer }): void;
+  serveHub(args: { repo: string; revision?: string; file: string; bytes: Buffer; lfs?: boolean }): void;
   fault(name: string, fault: Fault): void;
   /** Takes back the armed faults (and a hold): from now on every file is served as it is. */
   heal(): void;
@@ -40,7 +40,7 @@ function sha256(bytes: Buffer) {
 
 export async function startModelMirror(options: { port?: number; control?: boolean } = {}): Promise<ModelMirror> {
   const files = new Map<string, Buffer>();
-  const hub = new Map<string, { storage: string; bytes: Buffer }>();
+  const hub = new Map<string, { storage: string; bytes: Buffer; lfs: boolean }>();
   const faults = new Map<string, Fault>();
   const requests: MirrorRequest[] = [];
   let rate = 0;
@@ -126,6 +126,12 @@ export async function startModelMirror(options: { port?: number; control?: boole
       return;
     }
     const hubFile = hub.get(path);
+    if (hubFile && !hubFile.lfs) {
+      // A file kept in Git itself, not LFS: served directly, with the Git object's id as ETag and no X-Linked-*.
+      res.writeHead(200, { "Content-Length": hubFile.bytes.length, ETag: `"${"0".repeat(40)}"` });
+      res.end(req.method === "HEAD" ? undefined : hubFile.bytes);
+      return;
+    }
     if (hubFile) {
       res
         .writeHead(302, {
@@ -153,10 +159,10 @@ export async function startModelMirror(options: { port?: number; control?: boole
     serve(name, source) {
       files.set(name, typeof source === "string" ? readFileSync(source) : source);
     },
-    serveHub({ repo, revision = "main", file, bytes }) {
+    serveHub({ repo, revision = "main", file, bytes, lfs = true }) {
       const storage = `lfs-storage/${sha256(bytes)}`;
       files.set(storage, bytes);
-      hub.set(`/${repo}/resolve/${revision}/${file}`, { storage: `${url}/${storage}`, bytes });
+      hub.set(`/${repo}/resolve/${revision}/${file}`, { storage: `${url}/${storage}`, bytes, lfs });
     },
     fault(name, fault) {
       faults.set(name, { ...fault });

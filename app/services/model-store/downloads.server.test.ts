@@ -210,6 +210,18 @@ describe("the operator's choices", () => {
     expect(fs.existsSync(path.join(dir, "tiny-q4.gguf"))).toBe(false);
   });
 
+  it("gives up on a hub file it could never verify, or that does not exist, and says why", async () => {
+    // Kept in Git, not LFS: the hub publishes no SHA-256 for it.
+    mirror.serveHub({ repo: "acme/small", file: "model.gguf", bytes: Buffer.from("GGUF"), lfs: false });
+    await start(settings({ mirrorUrl: undefined, needed: needed([["letter", "hf:acme/small/model.gguf"]]) }));
+    expect(modelStatus().files[0].state).toBe("failed");
+    expect(modelStatus().problem?.error).toContain("publishes no LFS SHA-256 for acme/small/model.gguf");
+    // A typo in the setting: no retries, the operator is told to check it.
+    await start(settings({ mirrorUrl: undefined, needed: needed([["letter", "hf:acme/typo/modle.gguf"]]) }));
+    expect(modelStatus().files[0].state).toBe("failed");
+    expect(modelStatus().problem?.error).toContain("the hub has no file modle.gguf in acme/typo@main");
+  });
+
   it("refuses a file that has no pin and no address, and says how to provide it", async () => {
     await start(settings({ mirrorUrl: undefined, needed: needed([["letter", "my-own-model.gguf"]]) }));
     expect(modelStatus().files[0].state).toBe("failed");

@@ -155,9 +155,15 @@ async function fetchOne(m: Manager, status: ModelFileStatus, model: NeededModel,
           signal: stop.signal,
         }));
     } catch (error) {
+      status.error = (error as Error).message;
+      // A file the hub publishes no LFS hash for can never be verified: the operator must act.
+      if (error instanceof ModelFetchError && error.kind === "no_source") {
+        status.state = "failed";
+        options.log(`[models] ${status.error}`);
+        return;
+      }
       // The hub could not be asked for the pin: worth another try, like a failed download.
       lookupFailed = true;
-      status.error = (error as Error).message;
     }
     const pinned = pinnedFile(model.setting.name);
     const url = settings.mirrorUrl

@@ -122,6 +122,13 @@ export async function hubPin(args: {
   } catch (error) {
     throw new ModelFetchError("network", `cannot reach ${new URL(url).host} to look up ${setting.name}: ${error}`);
   }
+  // No such file (a typo in the setting, a removed file): asking again will not help, the operator must act.
+  if (response.status === 404)
+    throw new ModelFetchError(
+      "no_source",
+      `the hub has no file ${setting.hub.file} in ${setting.hub.repo}@${setting.hub.revision}: check the setting`,
+      404,
+    );
   if (response.status >= 400)
     throw new ModelFetchError(
       "http",
