@@ -67,6 +67,14 @@ export type TranscriptMessage = {
 };
 export type NoticeMessage = { message: "Warning" | "Error" | "Info"; type: string; reason: string };
 
+/**
+ * Skribent's own notice types (issue 21). TRANSCRIBE_LATER, a Warning: this run recognises nothing now (the
+ * embedded engine's models are still downloading); the session's audio is kept, and saving it queues the
+ * recording for transcription. MODELS_LOADING, an Error: a dictation, whose text is wanted now, cannot start yet.
+ */
+export const TRANSCRIBE_LATER = "transcribe_later";
+export const MODELS_LOADING = "models_loading";
+
 export type ServerMessage =
   | { message: "RecognitionStarted"; id: string; last_seq_no: number }
   | { message: "AudioAdded"; seq_no: number }

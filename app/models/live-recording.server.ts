@@ -69,7 +69,8 @@ export type NewLiveRecording = {
   ownerId: string;
   fingerprint: string;
   audioKey: string;
-  transcriptKey: string;
+  /** Null for a recording saved to be transcribed like an upload (its engine could not recognise it live). */
+  transcriptKey: string | null;
   originalFilename: string;
   displayName: string | null;
   tags: string[];
@@ -94,7 +95,7 @@ export async function insertLiveRecording(trx: Transaction<Database>, values: Ne
       language_code: values.language,
       template_id: values.templateId,
       transcription_mode: values.mode,
-      transcription_status: "completed",
+      transcription_status: values.transcriptKey ? "completed" : "pending",
       transcript_key: values.transcriptKey,
       upload_status: values.audio ? "ready" : "awaiting_upload",
       // The recorder's type, as an upload keeps the type it declared.

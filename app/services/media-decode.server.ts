@@ -154,25 +154,31 @@ async function openSpeechWav(path: string) {
       try {
         await drain();
         const bytes = samples * 2;
-        const header = Buffer.alloc(WAV_HEADER_BYTES);
-        header.write("RIFF", 0, "latin1");
-        header.writeUInt32LE(36 + bytes, 4);
-        header.write("WAVEfmt ", 8, "latin1");
-        header.writeUInt32LE(16, 16);
-        header.writeUInt16LE(1, 20);
-        header.writeUInt16LE(1, 22);
-        header.writeUInt32LE(SPEECH_SAMPLE_RATE, 24);
-        header.writeUInt32LE(SPEECH_SAMPLE_RATE * 2, 28);
-        header.writeUInt16LE(2, 32);
-        header.writeUInt16LE(16, 34);
-        header.write("data", 36, "latin1");
-        header.writeUInt32LE(bytes, 40);
+        const header = speechWavHeader(samples * 2);
         await handle.write(header, 0, WAV_HEADER_BYTES, 0);
       } finally {
         await handle.close();
       }
     },
   };
+}
+
+/** The 44-byte header of a 16 kHz mono 16-bit PCM WAV whose data has `bytes` bytes. */
+export function speechWavHeader(bytes: number) {
+  const header = Buffer.alloc(WAV_HEADER_BYTES);
+  header.write("RIFF", 0, "latin1");
+  header.writeUInt32LE(36 + bytes, 4);
+  header.write("WAVEfmt ", 8, "latin1");
+  header.writeUInt32LE(16, 16);
+  header.writeUInt16LE(1, 20);
+  header.writeUInt16LE(1, 22);
+  header.writeUInt32LE(SPEECH_SAMPLE_RATE, 24);
+  header.writeUInt32LE(SPEECH_SAMPLE_RATE * 2, 28);
+  header.writeUInt16LE(2, 32);
+  header.writeUInt16LE(16, 34);
+  header.write("data", 36, "latin1");
+  header.writeUInt32LE(bytes, 40);
+  return header;
 }
 
 /**

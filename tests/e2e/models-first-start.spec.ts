@@ -4,9 +4,10 @@ import { chooseAccountIfAsked, expect, test } from "./support";
 import type { Page } from "@playwright/test";
 
 // Issue 21 end to end: an app on the embedded engines starts without its models; they come from the tests' model
-// mirror, which is down (503) when the clinicians upload. Their recordings are kept and say they wait for the
-// speech model; once the mirror is back the model arrives, is verified, and the recordings go on by themselves —
-// nobody clicks again. One page with JavaScript and one without, side by side (the download is one per app).
+// mirror, which is down (503) when the clinicians upload and record. Their recordings are kept and say they wait
+// for the speech model — a live recording says so while it records, and is saved without text; once the mirror is
+// back the model arrives, is verified, and the recordings go on by themselves — nobody clicks again. One page with
+// JavaScript and one without, side by side (the download is one per app).
 const BASE = `http://localhost:${MODELS_APP_PORT}`;
 let dir: string;
 let wav: string;
@@ -47,7 +48,25 @@ test("uploads made while the speech model cannot be fetched wait for it and fini
     await expect(page.locator("[data-model-notice]")).toContainText("konnte noch nicht geladen werden");
     await expect(page.locator("[data-model-notice]")).toContainText("503");
 
-    const rows = [await upload(page), await upload(plain)];
+    const uploads = [await upload(page), await upload(plain)];
+
+    // A live recording on the embedded engine meanwhile: it records, says it will be transcribed later, and saves.
+    await page.goto(`${BASE}/?tab=record`);
+    const recorder = page.locator("[data-live-recorder]");
+    await expect(recorder).toHaveAttribute("data-state", "ready", { timeout: 20_000 });
+    await page.locator('[data-live-action="start"]').click();
+    await expect(recorder).toHaveAttribute("data-state", "listening", { timeout: 20_000 });
+    await expect(page.locator("[data-live-later]")).toContainText("Die Aufnahme wird gespeichert und transkribiert");
+    await expect(page.locator("[data-live-elapsed]")).toHaveText(/^0:0[3-9]$/, { timeout: 20_000 });
+    await page.locator('[data-live-action="stop"]').click();
+    await expect(recorder).toHaveAttribute("data-state", "paused", { timeout: 20_000 });
+    await expect(page.locator("[data-live-later]")).toBeVisible();
+    await page.locator('input[name="transcription_mode"][value="transcript"]').check();
+    await page.locator('[data-live-action="save"]').click();
+    await page.waitForURL(/\/\?saved=/, { timeout: 30_000 });
+    const live = page.locator("[data-recording]").filter({ hasNotText: "Erststart.wav" });
+    await expect(live).toHaveCount(1);
+    const rows = [...uploads, live];
     for (const row of rows) {
       await expect(row.locator("[data-status]")).toHaveAttribute("data-status", "processing");
       await expect(row.locator("[data-waiting-for-model]")).toContainText(/Wartet auf Sprachmodell \(\d+ %\)/);

@@ -159,6 +159,6 @@ describe("the audio of a live recording", () => {
     const row = await recordingOf(saved.audio_key);
     expect(row).toMatchObject({ upload_status: "awaiting_upload", transcription_status: "completed" });
     expect(await getStorage().head(saved.audio_key)).toBeNull();
-    expect(await getStorage().head(saved.transcript_key)).not.toBeNull();
+    expect(await getStorage().head(saved.transcript_key!)).not.toBeNull();
   });
 });

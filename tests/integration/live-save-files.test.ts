@@ -136,7 +136,8 @@ describe("a saved live recording among the user's files", () => {
       anna("/api/delete-all", { method: "POST", json: { s3_key: saved.audio_key } }),
     );
     expect(answer.status).toBe(200);
-    for (const key of [staging, saved.audio_key, saved.transcript_key]) expect(await getStorage().head(key)).toBeNull();
+    for (const key of [staging, saved.audio_key, saved.transcript_key!])
+      expect(await getStorage().head(key)).toBeNull();
     expect(await getDb().selectFrom("recordings").where("id", "=", row.id).select("id").executeTakeFirst()).toBe(
       undefined,
     );

@@ -113,6 +113,8 @@ export type SessionView = {
   seconds: number;
   last_n: number;
   transcript: Array<{ speaker: string; text: string; start: number; end: number }>;
+  /** Recorded while the speech model was downloading: saved without text and transcribed afterwards. */
+  transcribe_later?: boolean;
 };
 
 export async function getSession(id: string): Promise<SessionView> {

@@ -1,4 +1,4 @@
-import type { EndOfStream, NumberedMessage, StartRecognition } from "../protocol";
+import { MODELS_LOADING, type EndOfStream, type NumberedMessage, type StartRecognition } from "../protocol";
 import type { LiveFailure } from "./messages";
 import { directLink } from "./direct-link";
 import { parse, type Link, type LinkFactory, type LinkHandlers } from "./link";
@@ -60,6 +60,8 @@ async function classify(response: Response, conflictMends: boolean): Promise<Ans
   const body = await response.json().catch(() => null);
   if (response.ok) return { ok: true, body };
   if (response.status === 401 || response.status === 403) return { ok: false, failure: { key: "authFailed" } };
+  // A dictation while the speech model downloads: retrying now would not help.
+  if (body?.type === MODELS_LOADING) return { ok: false, failure: { key: "modelsLoading" } };
   if (response.status >= 500 || response.status === 408 || response.status === 429) return { ok: false };
   if (response.status === 409 && conflictMends) return { ok: false };
   const detail = body && typeof body.detail === "string" ? body.detail : "";

@@ -27,6 +27,7 @@ export const LIVE_MESSAGE_KEYS = [
   "apisMissing",
   "deviceUnsupported",
   "loadFailed",
+  "modelsLoading",
 ] as const;
 
 export type LiveMessageKey = (typeof LIVE_MESSAGE_KEYS)[number];

@@ -4,6 +4,7 @@ import {
   LIVE_SETTINGS,
   type LiveLanguage,
   type TranscriptMessage,
+  TRANSCRIBE_LATER,
 } from "../protocol";
 import { createSession, discardSession, getSession, resumeSession, saveSession, type SavePayload } from "./api";
 import { startCapture, type RecordedAudio } from "./capture";
@@ -42,6 +43,8 @@ function init(root: HTMLElement) {
     /** Set while the first run of a session this page created is the only one: its copy is then whole. */
     wholeCopy: false,
     recorded: null as RecordedAudio | null,
+    /** The engine could not recognise yet (its model was downloading): saved without text, transcribed later. */
+    later: root.hasAttribute("data-resume-later"),
     /** The session was found on the server after a reload: continue asks it where it stands. */
     fromReload: Boolean(resumeId),
     seconds: Number(root.getAttribute("data-resume-seconds") ?? 0),
@@ -71,6 +74,9 @@ function init(root: HTMLElement) {
           const final = direct ? onSessionTimeline(message, page.runStart) : message;
           if (direct) page.finals.push(final);
           segmentsOf(final).forEach(appendSegment);
+        } else if (message.message === "Warning" && message.type === TRANSCRIBE_LATER) {
+          page.later = true;
+          render();
         } else if (message.message === "Warning") console.warn(`Live transcription: ${message.reason}`);
       },
       failed(failure) {
@@ -116,7 +122,11 @@ function init(root: HTMLElement) {
 
   function render() {
     const open = session.info !== null;
-    const state = widgetState(session.state, { segments: open ? page.segments : 0, saving: page.saving });
+    const state = widgetState(session.state, {
+      segments: open ? page.segments : 0,
+      saving: page.saving,
+      later: open && page.later,
+    });
     root.setAttribute("data-state", state);
     $("[data-live-label]")!.textContent = msg(`label-${state}`);
     show(button("start"), state === "ready");
@@ -127,6 +137,7 @@ function init(root: HTMLElement) {
       state === "paused" || state === "saving" || (state === "error" && open && page.heard > 0),
     );
     for (const name of ["continue", "save", "discard"]) button(name).disabled = state === "saving";
+    show($("[data-live-later]"), open && page.later);
     show($("[data-live-error]"), page.failure !== null);
     if (page.failure) $("[data-live-error-text]")!.textContent = describe(root, page.failure);
     show($("[data-live-save-error]"), page.saveFailure !== null);
@@ -153,6 +164,7 @@ function init(root: HTMLElement) {
   function start() {
     session.forget();
     clearTranscript();
+    page.later = false;
     page.finals = [];
     page.pcm = [];
     page.startedAt = new Date();
@@ -204,7 +216,8 @@ function init(root: HTMLElement) {
       const view = await getSession(id);
       clearTranscript();
       view.transcript.forEach((s) => appendSegment({ speaker: s.speaker, text: s.text }));
-      if (view.transcript.length === 0) {
+      page.later = page.later || view.transcribe_later === true;
+      if (view.transcript.length === 0 && !page.later) {
         // Nothing recognised: no paused session to offer (SPEC §4). Left behind on the server only if the
         // engine may still be working on it (its EndOfTranscript did not come in time).
         session.forget();
@@ -223,6 +236,7 @@ function init(root: HTMLElement) {
     page.finals = [];
     page.pcm = [];
     page.failure = page.saveFailure = null;
+    page.later = false;
     page.heard = 0;
     page.seconds = 0;
     showElapsed();
@@ -233,7 +247,7 @@ function init(root: HTMLElement) {
   async function save() {
     const info = session.info;
     if (!info) return;
-    if (page.segments === 0) {
+    if (page.segments === 0 && !page.later) {
       page.saveFailure = msg("noContent");
       return render();
     }

@@ -35,6 +35,8 @@ describe("the SPEC §4 state machine", () => {
     expect(widgetState("error", idle)).toBe("error");
     expect(widgetState("disconnected", { segments: 3, saving: false })).toBe("paused");
     expect(widgetState("disconnected", { segments: 3, saving: true })).toBe("saving");
+    // Recorded while the speech model downloaded: paused (to save or continue) without any text.
+    expect(widgetState("disconnected", { segments: 0, saving: false, later: true })).toBe("paused");
   });
 });
 

@@ -26,7 +26,11 @@ export function canMove(from: ConnectionState, to: ConnectionState) {
 }
 
 /** The recording widget's names (SPEC §2/§4): after a stop with segments the session is paused. */
-export function widgetState(state: ConnectionState, session: { segments: number; saving: boolean }): WidgetState {
+/** `later`: the session is kept to be transcribed after saving (the model was downloading): it may hold no text. */
+export function widgetState(
+  state: ConnectionState,
+  session: { segments: number; saving: boolean; later?: boolean },
+): WidgetState {
   switch (state) {
     case "connecting":
       return "connecting";
@@ -37,7 +41,7 @@ export function widgetState(state: ConnectionState, session: { segments: number;
     case "error":
       return "error";
     default:
-      return session.saving ? "saving" : session.segments > 0 ? "paused" : "ready";
+      return session.saving ? "saving" : session.segments > 0 || session.later ? "paused" : "ready";
   }
 }
 

@@ -3,6 +3,7 @@ import {
   LIVE_CONNECT_TIMEOUT_MS,
   LIVE_FALLBACK_MS,
   LIVE_SAMPLE_RATE,
+  MODELS_LOADING,
   SIGNED_OUT_REASON,
   type LiveKind,
   type LiveLanguage,
@@ -169,7 +170,9 @@ export class LiveConnection {
         return this.fail(
           message.type === "not_authorised"
             ? { key: message.reason === SIGNED_OUT_REASON ? "signedOut" : "authFailed" }
-            : { key: "transcriptionError", values: { reason: message.reason || message.type } },
+            : message.type === MODELS_LOADING
+              ? { key: "modelsLoading" }
+              : { key: "transcriptionError", values: { reason: message.reason || message.type } },
         );
       default:
         this.options.onResult(message);

@@ -16,6 +16,8 @@ export type LiveResume = {
   transcript: Array<{ speaker: string; text: string }>;
   /** The session's recognition language, when the server tells it. */
   language?: "de" | "en";
+  /** Recorded while the speech model was downloading: saved without text, transcribed afterwards. */
+  transcribeLater?: boolean;
 };
 
 /** relay: audio through Skribent (sessions kept on the server); direct: the browser talks to the provider. */
@@ -50,6 +52,7 @@ export function RecordPanel({
       data-live-mode={mode}
       data-resume-id={resume?.id}
       data-resume-seconds={resume?.seconds}
+      data-resume-later={resume?.transcribeLater ? "" : undefined}
       {...liveMessageAttributes(t)}
       {...Object.fromEntries(STATES.map((state) => [`data-msg-label-${state}`, t(`labels.${state}`)]))}
       data-msg-speaker={t("recorder.speaker")}
@@ -85,6 +88,14 @@ export function RecordPanel({
         </div>
         <p className="text-xs text-slate-500" data-live-tip>
           {t("recorder.tip")}
+        </p>
+        <p
+          className="rounded-md border border-sky-300 bg-sky-50 px-4 py-3 text-sm text-sky-900"
+          role="status"
+          hidden={!resume?.transcribeLater}
+          data-live-later
+        >
+          {t("recorder.transcribeLater")}
         </p>
         <div
           className="flex items-start justify-between gap-4 rounded-md border border-red-300 bg-red-50 px-4 py-3"

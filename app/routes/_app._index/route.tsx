@@ -66,6 +66,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
         id: live.id,
         seconds: live.seconds,
         transcript: live.transcript.map((s) => ({ speaker: s.speaker, text: s.text })),
+        transcribeLater: live.transcribeLater,
       }
     : null;
   // Why the shown failed transcriptions failed (the rest of the list is not read at all).

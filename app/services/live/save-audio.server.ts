@@ -4,6 +4,7 @@ import path from "node:path";
 import { childEnv } from "../child-env.server";
 import { DEFAULT_FFPROBE_PATH, MediaProbeError, runProgram } from "../media-ffprobe.server";
 import { SAMPLE_RATE_RANGE } from "../media-probe.server";
+import { speechWavHeader } from "../media-decode.server";
 import { DEFAULT_FFMPEG_PATH } from "../speech/normalise-audio.server";
 import {
   acceptedCodec,
@@ -17,7 +18,8 @@ import {
 
 // ffmpeg and ffprobe for live recordings (issue 7). The server's own copy is encoded from the 16 kHz mono PCM
 // the session stored, streamed through ffmpeg's stdin into a file (never held in memory: 45 minutes are
-// ~86 MB of PCM). The browser's copy is probed and rewritten into a clean file of the key's container:
+// ~86 MB of PCM). A WAV copy is that PCM behind a header, written here without ffmpeg — the copy a server
+// without ffmpeg makes of every recording (issue 21: ffmpeg is not needed to run the app). The browser's copy is probed and rewritten into a clean file of the key's container:
 // MediaRecorder's WebM has no duration and no cues, so players cannot seek in it as it arrives.
 
 export const LIVE_PCM_BYTES_PER_SECOND = 16_000 * 2;
@@ -92,6 +94,43 @@ function ffmpegFromStream(args: string[], input: AsyncIterable<Buffer>, maxBytes
   });
 }
 
+let ffmpegFound: Promise<boolean> | undefined;
+
+/** Whether this machine has ffmpeg (asked once per process; an operator who installs it restarts the app). */
+export function ffmpegAvailable() {
+  ffmpegFound ??= runProgram(DEFAULT_FFMPEG_PATH, ["-version"], PROBE_TIMEOUT_MS).then(
+    (run) => run.code === 0,
+    () => false,
+  );
+  return ffmpegFound;
+}
+
+/** The container of the server's copy: the recorder's, or WAV where no ffmpeg can encode it. */
+export async function serverCopyContainer(wanted: LiveContainer): Promise<LiveContainer> {
+  return wanted === "wav" || (await ffmpegAvailable()) ? wanted : "wav";
+}
+
+const WAV_HEADER_BYTES = 44;
+
+/** The PCM as it came, behind a WAV header; at most `maxBytes` of it. */
+async function writePcmWav(pcm: AsyncIterable<Buffer>, file: string, maxBytes: number) {
+  const handle = await open(file, "w");
+  let bytes = 0;
+  try {
+    await handle.write(Buffer.alloc(WAV_HEADER_BYTES), 0, WAV_HEADER_BYTES, 0);
+    for await (const chunk of pcm) {
+      if (bytes + chunk.length > maxBytes)
+        throw new LiveAudioError("rejected", "the live audio is longer than the duration cap");
+      await handle.write(chunk, 0, chunk.length, WAV_HEADER_BYTES + bytes);
+      bytes += chunk.length;
+    }
+    await handle.write(speechWavHeader(bytes), 0, WAV_HEADER_BYTES, 0);
+  } finally {
+    await handle.close();
+  }
+  return { bytes };
+}
+
 /**
  * The server's copy of a live recording: 16 kHz mono s16le PCM → the key's container. Null when no audio
  * arrived (the recording then waits for the browser's upload).
@@ -104,11 +143,15 @@ export async function encodeLivePcm(args: {
 }): Promise<AudioFile | null> {
   const file = path.join(args.dir, `live.${args.container}`);
   const input = ["-f", "s16le", "-ar", "16000", "-ac", "1", "-i", "pipe:0"];
-  const { bytes } = await ffmpegFromStream(
-    [...QUIET, ...input, ...ENCODE_ARGS[args.container], `file:${file}`],
-    args.pcm,
-    args.maxSeconds * LIVE_PCM_BYTES_PER_SECOND,
-  );
+  const maxBytes = args.maxSeconds * LIVE_PCM_BYTES_PER_SECOND;
+  const { bytes } =
+    args.container === "wav"
+      ? await writePcmWav(args.pcm, file, maxBytes)
+      : await ffmpegFromStream(
+          [...QUIET, ...input, ...ENCODE_ARGS[args.container], `file:${file}`],
+          args.pcm,
+          maxBytes,
+        );
   if (bytes < 2) return null;
   const { size } = await stat(file);
   return { file, sizeBytes: size, durationSeconds: Math.floor(bytes / 2) / 16_000 };

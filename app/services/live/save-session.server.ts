@@ -6,7 +6,7 @@ import { wake } from "./bus.server";
 import { liveError } from "./transport-http.server";
 import { saveRealtimeTranscript } from "./save.server";
 import { liveRecord } from "./segments";
-import { LiveProtocolError, requireLiveSession, settleRun } from "./sessions.server";
+import { LiveProtocolError, requireLiveSession, settleRun, transcribedLater } from "./sessions.server";
 
 // POST /live/sessions/<id>/save (ADR 0013): the recorder's save. Unlike the JSON API's save-realtime-transcript,
 // the transcript is built from what the server itself received and published — never from text the browser
@@ -66,6 +66,8 @@ export function saveSessionRoute(request: Request, id: string) {
         payload,
         pcmAudio: () => sessionPcm(session.id),
         engine: session.engine === "speechmatics" ? "speechmatics" : "local",
+        // A run that could not recognise (models still downloading): the whole recording goes to the batch engine.
+        transcribeLater: await transcribedLater(session.id),
       });
       await updateLiveSession(session.id, { status: "saved" });
       await wake("control", session.id);

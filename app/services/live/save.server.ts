@@ -10,12 +10,13 @@ import { DomainError } from "../domain-error.server";
 import { autoCreateLetter } from "../letters.server";
 import { hitRateLimit } from "../rate-limit.server";
 import { MAX_DURATION_SECONDS } from "../recordings.server";
+import { requestTranscription } from "../transcription.server";
 import { buildTranscript, isEmptyResult } from "../speech/transcript-format";
 import { getStorage, makeStorageKey } from "../storage.server";
 import { getUserStructure } from "../templates.server";
 import type { LiveEngineName } from "./engine-types";
 import { meterLiveAudio } from "./live-usage.server";
-import { encodeLivePcm, type AudioFile } from "./save-audio.server";
+import { encodeLivePcm, serverCopyContainer, type AudioFile } from "./save-audio.server";
 import { CONTAINER_CONTENT_TYPE, type LiveContainer } from "./save-format.server";
 import { parseLiveSave, type LiveSave } from "./save-payload.server";
 import {
@@ -45,9 +46,15 @@ export type SaveRealtimeArgs = {
   pcmAudio?: () => AsyncIterable<Buffer>;
   /** Which live engine produced the results; defaults to the configured one. */
   engine?: LiveEngineName;
+  /**
+   * The engine recognised nothing live (its models were still downloading): the recording is saved from the
+   * server's copy of the audio and queued for transcription, as an upload is; its letter follows the transcript.
+   */
+  transcribeLater?: boolean;
 };
 
-export type SaveRealtimeResult = { transcript_key: string; audio_key: string };
+/** transcript_key is null for a recording queued for transcription (`transcribeLater`). */
+export type SaveRealtimeResult = { transcript_key: string | null; audio_key: string };
 
 /** Per user and hour: each save may encode hours of audio. Far above what a clinician records. */
 export const LIVE_SAVES_PER_HOUR = 60;
@@ -86,7 +93,8 @@ export async function saveRealtimeTranscript(args: SaveRealtimeArgs): Promise<Sa
   const engine = args.engine ?? getConfig().speech.live.engine;
   const language = input.language.slice(0, 2);
   const words = liveResultsToWords(input.results);
-  if (isEmptyResult({ engine, language, audioSeconds: 0, words })) {
+  const later = Boolean(args.transcribeLater && args.pcmAudio);
+  if (!later && isEmptyResult({ engine, language, audioSeconds: 0, words })) {
     throw new DomainError("invalid", "recordings:liveSave.noContent");
   }
   if (input.templateId) {
@@ -99,7 +107,8 @@ export async function saveRealtimeTranscript(args: SaveRealtimeArgs): Promise<Sa
   const fingerprints = fingerprintsOf(userId, input);
   const fingerprint = fingerprints[0];
   const earlier = await findSavedByFingerprint(getDb(), { ownerId: userId, fingerprints });
-  if (earlier?.transcript_key) return { transcript_key: earlier.transcript_key, audio_key: earlier.storage_key };
+  if (earlier && (earlier.transcript_key || later))
+    return { transcript_key: earlier.transcript_key, audio_key: earlier.storage_key };
   const verdict = await hitRateLimit({
     bucket: `live-save:${userId}`,
     limit: LIVE_SAVES_PER_HOUR,
@@ -109,61 +118,69 @@ export async function saveRealtimeTranscript(args: SaveRealtimeArgs): Promise<Sa
   if (!verdict.allowed) throw new DomainError("rate_limited", "recordings:errors.tooManyRequests");
 
   const storage = getStorage();
-  const audioKey = makeStorageKey({ ownerId: userId, area: "audio", extension: `.${input.container}` });
+  // Without ffmpeg the server's copy is a WAV: the key says what the stored file is.
+  const container = args.pcmAudio ? await serverCopyContainer(input.container) : input.container;
+  const audioKey = makeStorageKey({ ownerId: userId, area: "audio", extension: `.${container}` });
   const transcriptKey = makeStorageKey({ ownerId: userId, area: "transcripts", extension: ".json" });
   const written: string[] = [];
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "skribent-live-save-"));
   let saved: { recordingId: string; audio: AudioFile | null; seconds: number } | { existing: SaveRealtimeResult };
   try {
-    const audio = await serverCopy(args, input.container, audioKey, dir);
+    const audio = await serverCopy(args, container, audioKey, dir);
     if (audio) written.push(audioKey);
+    // Nothing to transcribe later without the audio: as empty as a recording without words.
+    if (later && !audio) throw new DomainError("invalid", "recordings:liveSave.noContent");
     const document = buildTranscript({
       engine,
       language,
       audioSeconds: audio?.durationSeconds ?? input.durationSeconds ?? lastEnd(words),
       words,
     });
-    await storage.put({
-      key: transcriptKey,
-      body: Buffer.from(JSON.stringify(document)),
-      contentType: "application/json",
-    });
-    written.push(transcriptKey);
+    if (!later) {
+      await storage.put({
+        key: transcriptKey,
+        body: Buffer.from(JSON.stringify(document)),
+        contentType: "application/json",
+      });
+      written.push(transcriptKey);
+    }
     saved = await getDb()
       .transaction()
       .execute(async (trx) => {
         await lockFingerprint(trx, fingerprint);
         const raced = await findSavedByFingerprint(trx, { ownerId: userId, fingerprints });
-        if (raced?.transcript_key) {
+        if (raced && (raced.transcript_key || later)) {
           return { existing: { transcript_key: raced.transcript_key, audio_key: raced.storage_key } };
         }
         const { id } = await insertRealtimeRecording(trx, {
           ownerId: userId,
           fingerprint,
           audioKey,
-          transcriptKey,
+          transcriptKey: later ? null : transcriptKey,
           originalFilename: input.dataName ?? path.posix.basename(audioKey),
           displayName: input.displayName,
           tags: input.tags,
           language: input.language,
           templateId: input.templateId,
           mode: input.mode,
-          container: input.container,
+          container,
           originalMimeType: input.originalMimeType ?? CONTAINER_CONTENT_TYPE[input.container],
           audio: audio && { sizeBytes: audio.sizeBytes, durationSeconds: audio.durationSeconds },
           durationSeconds: input.durationSeconds,
         });
-        await insertTranscript(trx, {
-          ownerId: userId,
-          recordingId: id,
-          key: transcriptKey,
-          language: document.language_code,
-          engine: document.engine,
-          audioSeconds: document.audio_seconds,
-          wordCount: document.word_count,
-          speakerCount: Object.keys(document.speakers_info).length,
-          tags: input.tags,
-        });
+        if (!later) {
+          await insertTranscript(trx, {
+            ownerId: userId,
+            recordingId: id,
+            key: transcriptKey,
+            language: document.language_code,
+            engine: document.engine,
+            audioSeconds: document.audio_seconds,
+            wordCount: document.word_count,
+            speakerCount: Object.keys(document.speakers_info).length,
+            tags: input.tags,
+          });
+        }
         if (input.additionalContext) {
           await insertContextText(trx, { ownerId: userId, recordingId: id, text: input.additionalContext });
         }
@@ -188,7 +205,7 @@ export async function saveRealtimeTranscript(args: SaveRealtimeArgs): Promise<Sa
 
   if ("existing" in saved) {
     // A retry that raced the first save: what it stored under its own keys is not needed.
-    const keep = new Set([saved.existing.audio_key, saved.existing.transcript_key]);
+    const keep = new Set<string | null>([saved.existing.audio_key, saved.existing.transcript_key]);
     for (const key of written) if (!keep.has(key)) await storage.delete(key).catch(() => undefined);
     return saved.existing;
   }
@@ -202,6 +219,11 @@ export async function saveRealtimeTranscript(args: SaveRealtimeArgs): Promise<Sa
   });
   // Recognised by the browser's own connection (direct mode, a JSON client): the relay never metered it.
   if (!args.pcmAudio) meterLiveAudio({ userId, seconds: saved.seconds, engine });
+  if (later) {
+    // Transcribed like an upload: the job waits for the models, and its transcript starts the letter.
+    await requestTranscription({ userId, key: audioKey });
+    return { transcript_key: null, audio_key: audioKey };
+  }
   // Transcript plus Arztbrief: the server starts the letter (ADR 0012). Letters need playable audio
   // (requestLetter → requireReady), so without the server's copy the letter starts when the browser's
   // upload is confirmed (save-upload.server.ts).

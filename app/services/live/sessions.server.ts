@@ -8,6 +8,7 @@ import {
   type LiveLanguage,
   type ServerMessage,
   type StartRecognition,
+  TRANSCRIBE_LATER,
 } from "~/live/protocol";
 import {
   appendLiveAudio,
@@ -210,10 +211,23 @@ export async function discardLive(args: { userId: string; id: string }) {
   await deleteLiveContent(session.id);
 }
 
-/** What a page shows of a session: its state and the final text so far, grouped by speaker. */
+/**
+ * Whether a run of the session recognised nothing because the engine could not yet (its models were still
+ * downloading): the whole recording is then transcribed when it is saved, like an upload.
+ */
+export async function transcribedLater(sessionId: string) {
+  const notices = await liveMessagesAfter(sessionId, 0, ["notice"]);
+  return notices.some((row) => (row.message as { type?: unknown }).type === TRANSCRIBE_LATER);
+}
+
+/**
+ * What a page shows of a session: its state and the final text so far, grouped by speaker; `transcribe_later`
+ * when it is kept for transcription after saving (then it may be saved without text).
+ */
 export async function liveSessionView(session: LiveSessionRow) {
   const finals = await liveMessagesAfter(session.id, 0, ["final"]);
   return {
+    transcribe_later: await transcribedLater(session.id),
     id: session.id,
     kind: session.kind,
     language: session.language,
@@ -230,7 +244,13 @@ export async function findResumableLiveSession(userId: string) {
   const session = await findUnfinishedRecording(userId);
   if (!session) return null;
   const view = await liveSessionView(session);
-  return { id: view.id, language: view.language, seconds: view.seconds, transcript: view.transcript };
+  return {
+    id: view.id,
+    language: view.language,
+    seconds: view.seconds,
+    transcript: view.transcript,
+    transcribeLater: view.transcribe_later,
+  };
 }
 
 /** Unfinished sessions are patient data: after this long without a change they are deleted with their audio. */

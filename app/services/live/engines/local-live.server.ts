@@ -1,4 +1,4 @@
-import { LIVE_SAMPLE_RATE } from "~/live/protocol";
+import { LIVE_SAMPLE_RATE, MODELS_LOADING, TRANSCRIBE_LATER } from "~/live/protocol";
 import {
   createVad,
   localEngineHealth,
@@ -12,10 +12,17 @@ import {
 import { loadableModelProblems, modelsError } from "~/services/speech/local-models.server";
 import { loadSherpaOnnx, probeModels, type SherpaVad } from "~/services/speech/local-native.server";
 import { recogniserFor } from "~/services/speech/local-recogniser.server";
+import { SPEECH_ROLES, waitingForModels } from "~/services/model-store/downloads.server";
 import type { EngineHealth } from "~/services/speech/types";
 import { whisperPrompt } from "~/services/speech/vocabulary.server";
 
-import { LiveEngineError, type LiveEngine, type LiveEngineMessage, type LiveRunOptions } from "../engine-types";
+import {
+  LiveEngineError,
+  type LiveEngine,
+  type LiveEngineMessage,
+  type LiveEngineRun,
+  type LiveRunOptions,
+} from "../engine-types";
 import { transcriptMessage } from "./live-results";
 
 // The embedded live engine (issue 7, ADR 0011's pipeline, streaming): nothing leaves the machine.
@@ -58,6 +65,15 @@ export function createLocalLiveEngine(config: LocalSpeechConfig, options: LocalL
     name: "local",
 
     async start(run) {
+      // The models are still downloading (issue 21): a recording is kept and transcribed once they are here; a
+      // dictation, whose text is wanted now, is refused with the percentage.
+      const coming = options.recognise ? undefined : waitingForModels(SPEECH_ROLES);
+      if (coming && run.kind === "dictation") {
+        throw new LiveEngineError(MODELS_LOADING, `The speech models are still downloading (${coming.percent} %)`, {
+          transient: true,
+        });
+      }
+      if (coming) return recordOnly(run, coming.percent);
       const prepared = await prepare(config, options);
       return openRun(run, prepared);
     },
@@ -73,6 +89,30 @@ export function createLocalLiveEngine(config: LocalSpeechConfig, options: LocalL
 }
 
 type Prepared = { vad: SherpaVad; recognise: Recognise; release: () => void };
+
+/**
+ * A run that recognises nothing: it says so once (a Warning of type TRANSCRIBE_LATER, which the session keeps),
+ * takes the audio the runner stores anyway, and ends when asked. Saving such a session queues its recording.
+ */
+function recordOnly(options: LiveRunOptions, percent: number): LiveEngineRun {
+  let open = true;
+  const finish = (last?: LiveEngineMessage) => {
+    if (!open) return;
+    open = false;
+    if (last) options.emit(last);
+    options.onClose?.({});
+  };
+  setImmediate(() => {
+    if (!open) return;
+    const reason = `The speech models are still downloading (${percent} %): the recording is kept and transcribed once they are ready`;
+    options.emit({ message: "Warning", type: TRANSCRIBE_LATER, reason });
+  });
+  return {
+    addAudio() {},
+    end: () => setImmediate(() => finish({ message: "EndOfTranscript" })),
+    close: () => finish(),
+  };
+}
 
 /** Everything that can fail before audio flows, so start() rejects with the operator's advice. */
 async function prepare(config: LocalSpeechConfig, options: LocalLiveOptions): Promise<Prepared> {
