@@ -157,8 +157,11 @@ export default defineConfig({
       env: {
         ...serverEnv(MODELS_APP_PORT, modelsDataDir),
         SPEECH_ENGINE: "local",
-        LOCAL_RECOGNISER: "whisper",
-        LOCAL_WHISPER_MODEL: "for-tests-ggml-tiny.bin",
+        // A Parakeet-shaped test model from the mirror's hub routes (scripts/fake-model-mirror.mjs), pinned from
+        // the hub's LFS hashes into models.lock.json, that hears a known German sentence.
+        LOCAL_RECOGNISER: "parakeet",
+        LOCAL_PARAKEET_MODEL: "hf:skribent-tests/parakeet-tdt-test/parakeet-test",
+        MODELS_HUB_URL: `http://127.0.0.1:${MIRROR_PORT}`,
         LOCAL_VAD_MODEL: "silero_vad.onnx",
         LOCAL_SEGMENTATION_MODEL: "none",
         LLM_ENGINE: "openai",

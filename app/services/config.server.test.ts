@@ -70,6 +70,24 @@ describe("configuration", () => {
     expect(buildConfig(parseEnv(direct)).speech.live).toEqual({ engine: "speechmatics", mode: "direct" });
   });
 
+  it("takes a Parakeet model from the hub by prefix: its four files, each pinned from the hub", () => {
+    const env = {
+      DATA_DIR: "/tmp/skribent-config-test",
+      LOCAL_PARAKEET_MODEL: "hf:clinic/parakeet-de@v2/export/model-int8",
+    };
+    const config = buildConfig(parseEnv(env));
+    expect(config.speech.local.parakeet?.encoder).toBe("/tmp/skribent-config-test/models/model-int8.encoder.onnx");
+    const speech = config.models.needed.filter((m) => m.role === "speech").map((m) => m.setting.hub);
+    expect(speech).toEqual(
+      ["encoder.onnx", "decoder.onnx", "joiner.onnx", "tokens.txt"].map((part) => ({
+        repo: "clinic/parakeet-de",
+        revision: "v2",
+        file: `export/model-int8.${part}`,
+      })),
+    );
+    expect(() => parseEnv({ ...env, LOCAL_PARAKEET_MODEL: "hf:no-repo" })).toThrow(/LOCAL_PARAKEET_MODEL/);
+  });
+
   it("believes no proxy unless TRUST_PROXY names it, and refuses what Express would misread", () => {
     const trust = (value?: string) => parseEnv(value === undefined ? {} : { TRUST_PROXY: value }).TRUST_PROXY;
     expect(trust()).toBe(false);

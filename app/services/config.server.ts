@@ -104,7 +104,10 @@ const schema = z
     LOCAL_RECOGNISER: z.enum(["parakeet", "whisper"]).default(DEFAULT_MODEL_FILES.recogniser),
     LOCAL_PARAKEET_MODEL: z
       .string()
-      .regex(/^[\w.-]+$|^\/.+/, "a file name prefix in MODELS_DIR or an absolute path prefix")
+      .regex(
+        /^[\w.-]+$|^\/.+|^hf:[\w.-]+\/[\w.-]+(@[\w.-]+)?\/[\w./-]+$/,
+        "a file name prefix in MODELS_DIR, an absolute path prefix, or hf:owner/repo[@revision]/prefix",
+      )
       .default(DEFAULT_MODEL_FILES.parakeet),
     LOCAL_WHISPER_MODEL: z.string().min(1).default(DEFAULT_MODEL_FILES.whisper),
     LOCAL_VAD_MODEL: z.string().min(1).default(DEFAULT_MODEL_FILES.vad),
