@@ -235,6 +235,22 @@ export async function requireReady(userId: string, key: unknown) {
 /** A ready recording whose audio is still stored (the retention sweep may have deleted it; issue 9). */
 export async function requireAudio(userId: string, key: unknown) {
   const recording = await requireReady(userId, key);
+  return withAudio(recording);
+}
+
+/**
+ * Like requireAudio, for a caller that may come straight after the PUT (transcribe_v2 without update-file-metadata
+ * first): an upload not checked yet is checked now (confirmUpload), a refused one answers its SPEC message, and an
+ * own recording whose audio has not arrived is "not uploaded yet", never a 404.
+ */
+export async function confirmAudio(userId: string, key: unknown) {
+  const recording = await confirmUpload({ userId, key });
+  // A live recording still waiting for the browser's copy of its audio (confirmUpload leaves it alone).
+  if (recording.upload_status !== "ready") throw new DomainError("invalid", "recordings:errors.notUploadedYet");
+  return withAudio(recording);
+}
+
+function withAudio<T extends { audio_deleted_at: Date | null }>(recording: T) {
   if (recording.audio_deleted_at) throw new DomainError("not_found", "recordings:errors.audioDeleted");
   return recording;
 }

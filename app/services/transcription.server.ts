@@ -14,7 +14,7 @@ import { getDb } from "./db.server";
 import { DomainError } from "./domain-error.server";
 import { sendWakeUp } from "./job-wakeup.server";
 import { applyMetadata, readMetadata } from "./recording-metadata.server";
-import { requireAudio } from "./recordings.server";
+import { confirmAudio } from "./recordings.server";
 
 // Transcription jobs (issue 5). The job row is the truth: exactly one per recording, claimed atomically,
 // held by a lease the worker renews while it runs; pg-boss only wakes a worker. The recording's status
@@ -36,7 +36,8 @@ export function wake(jobId: string, options: { trx?: Tx; startAfterSeconds?: num
  */
 export async function requestTranscription(args: { userId: string; key: unknown; metadata?: unknown }) {
   const metadata = readMetadata(args.metadata);
-  const recording = await requireAudio(args.userId, args.key);
+  // Straight after the PUT, without update-file-metadata first, the upload is checked here (issue 22).
+  const recording = await confirmAudio(args.userId, args.key);
   // The client's job_name is not used: names are the server's, so one cannot guess another's.
   const { display_name, language_code, tags, template_id } = metadata;
   await applyMetadata({ userId: args.userId, recording, metadata: { display_name, language_code, tags, template_id } });

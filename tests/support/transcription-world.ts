@@ -56,8 +56,8 @@ export function setupTranscriptionWorld() {
     );
   }
 
-  /** Upload as the browser does: slot, PUT through the storage route, metadata. */
-  async function upload(client: ApiClient) {
+  /** Upload as the browser does: slot, PUT through the storage route, metadata (unless `confirm` is false). */
+  async function upload(client: ApiClient, { confirm = true }: { confirm?: boolean } = {}) {
     const slot = await call(uploadUrlAction, client, "/api/get-upload-url", {
       file_name: "Sprechstunde.wav",
       file_type: "audio/wav",
@@ -70,6 +70,7 @@ export function setupTranscriptionWorld() {
       { "*": url.pathname.replace(/^\/resources\/storage\//, "") },
     );
     expect(put.status).toBe(200);
+    if (!confirm) return slot.body.key as string;
     const confirmed = await call(metadataAction, client, "/api/update-file-metadata", {
       s3_key: slot.body.key,
       metadata: {},
