@@ -118,8 +118,19 @@ export function createServerApp({ build, mode = process.env.NODE_ENV, instanceNa
     res.end("Method not allowed");
   });
   // A state-changing request from another site, or a URL with a NUL, is refused before Remix routes it
-  // (entry.server.tsx). Only the headers the check and its audit row read are handed over, and never the body.
-  const checkedHeaders = ["origin", "sec-fetch-site", "authorization", addressHeader, "x-request-id", "user-agent"];
+  // (entry.server.tsx). Only the headers the check and its audit row read are handed over, and never the body: the
+  // Referer for browsers that send neither Origin nor Fetch-Metadata, the cookies to tell whether the session rides
+  // along (such a write with none of the three is refused).
+  const checkedHeaders = [
+    "origin",
+    "sec-fetch-site",
+    "referer",
+    "cookie",
+    "authorization",
+    addressHeader,
+    "x-request-id",
+    "user-agent",
+  ];
   app.use((req, res, next) => {
     const headers = new Headers();
     for (const name of checkedHeaders) if (req.get(name) !== undefined) headers.set(name, req.get(name));

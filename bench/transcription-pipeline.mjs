@@ -138,7 +138,7 @@ function api(cookie) {
   const call = async (method, p, body) => {
     const response = await fetch(`${APP}${p}`, {
       method,
-      headers: { cookie, ...(body ? { "content-type": "application/json" } : {}) },
+      headers: { cookie, origin: APP, ...(body ? { "content-type": "application/json" } : {}) },
       body: body ? JSON.stringify(body) : undefined,
     });
     const json = await response.json();

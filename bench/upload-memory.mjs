@@ -65,7 +65,7 @@ async function main() {
     const json = (p, body) =>
       fetch(`${APP}${p}`, {
         method: "POST",
-        headers: { cookie, "content-type": "application/json" },
+        headers: { cookie, origin: APP, "content-type": "application/json" },
         body: JSON.stringify(body),
       }).then((r) => r.json());
     const rows = [];
@@ -116,7 +116,7 @@ async function main() {
         form.set("mode", "transcript");
         const response = await fetch(`${APP}/?index`, {
           method: "POST",
-          headers: { cookie },
+          headers: { cookie, origin: APP },
           body: form,
           redirect: "manual",
         });

@@ -39,6 +39,22 @@ describe("isCrossSiteWrite", () => {
     expect(isCrossSiteWrite(post({ Origin: "null" }), app)).toBe(true);
     expect(isCrossSiteWrite(post({ Origin: app }), app)).toBe(false);
   });
+  it("falls back to the Referer when neither Origin nor Fetch-Metadata is sent (issue 22)", () => {
+    const cookie = "skribent_sid=abc";
+    expect(isCrossSiteWrite(post({ Referer: "https://evil.example/form.html", Cookie: cookie }), app)).toBe(true);
+    expect(isCrossSiteWrite(post({ Referer: "http://localhost:3000.evil.example/", Cookie: cookie }), app)).toBe(true);
+    expect(isCrossSiteWrite(post({ Referer: "not a url", Cookie: cookie }), app)).toBe(true);
+    expect(isCrossSiteWrite(post({ Referer: `${app}/recordings?x=1`, Cookie: cookie }), app)).toBe(false);
+    // Origin and Fetch-Metadata, when sent, still decide.
+    expect(isCrossSiteWrite(post({ Origin: app, Referer: "https://evil.example/" }), app)).toBe(false);
+    expect(isCrossSiteWrite(post({ "Sec-Fetch-Site": "cross-site", Referer: `${app}/` }), app)).toBe(true);
+  });
+  it("refuses a write with the session cookie and none of the three; without it (curl, bearer) it passes", () => {
+    expect(isCrossSiteWrite(post({ Cookie: "skribent_sid=abc" }), app)).toBe(true);
+    expect(isCrossSiteWrite(post({ Cookie: "skribent_lang=de; __Host-skribent_sid=abc" }), app)).toBe(true);
+    expect(isCrossSiteWrite(post({ Cookie: "skribent_lang=de" }), app)).toBe(false);
+    expect(isCrossSiteWrite(post({}), app)).toBe(false);
+  });
   it("never blocks reads", () => {
     expect(isCrossSiteWrite(new Request(app, { headers: { "Sec-Fetch-Site": "cross-site" } }), app)).toBe(false);
   });

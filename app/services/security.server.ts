@@ -56,18 +56,43 @@ function isHttpsOutsideLocalhost(appUrl: string) {
 
 const safeMethods = new Set(["GET", "HEAD", "OPTIONS"]);
 
+/** The session cookie's name (session.server.ts); under an https APP_URL with the `__Host-` prefix (cookies.server.ts). */
+export const SESSION_COOKIE = "skribent_sid";
+
+function carriesSessionCookie(request: Request) {
+  const cookies = request.headers.get("Cookie") ?? "";
+  return cookies.split(";").some((part) => {
+    const name = part.split("=")[0].trim();
+    return name === SESSION_COOKIE || name === `__Host-${SESSION_COOKIE}`;
+  });
+}
+
+function originOf(url: string) {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return null;
+  }
+}
+
 /**
- * Rejects cross-site state-changing requests: Fetch-Metadata first, the Origin
- * header for browsers that send no Fetch-Metadata. Requests with neither are
- * not from a browser form (curl, API clients with bearer tokens) and pass.
+ * Rejects cross-site state-changing requests: Fetch-Metadata first, the Origin header for browsers that send no
+ * Fetch-Metadata, the Referer for browsers that send neither (locked-down hospital browsers exist; the app's own
+ * pages send a same-origin Referer, Referrer-Policy: same-origin). A write that carries the session cookie and none
+ * of the three is refused: nothing shows it came from the app's own pages (security check, issue 22). Without the
+ * session cookie such a request authenticates nothing by ambient credential (curl; bearer-token API clients, which
+ * the callers let through before asking) and passes.
  */
 export function isCrossSiteWrite(request: Request, appUrl: string) {
   if (safeMethods.has(request.method.toUpperCase())) return false;
   const site = request.headers.get("Sec-Fetch-Site");
   if (site) return site !== "same-origin" && site !== "none";
+  const appOrigin = new URL(appUrl).origin;
   const origin = request.headers.get("Origin");
-  if (origin) return origin !== new URL(appUrl).origin;
-  return false;
+  if (origin) return origin !== appOrigin;
+  const referer = request.headers.get("Referer");
+  if (referer) return originOf(referer) !== appOrigin;
+  return carriesSessionCookie(request);
 }
 
 /** Only same-origin, path-absolute targets; everything else becomes the fallback. */

@@ -6,7 +6,7 @@ import { getConfig } from "./config.server";
 import { siteCookie } from "./cookies.server";
 import { deviceLabel } from "./device-label.server";
 import { keepPendingPost } from "./pending-post.server";
-import { isCrossSiteWrite } from "./security.server";
+import { isCrossSiteWrite, SESSION_COOKIE } from "./security.server";
 import { keepSessionsWithinCap } from "./session-list.server";
 import { rethrowAsUnavailable } from "./unavailable.server";
 
@@ -18,7 +18,7 @@ const TOUCH_INTERVAL_MS = 60_000;
 
 function sessionCookie() {
   const config = getConfig();
-  return siteCookie("skribent_sid", {
+  return siteCookie(SESSION_COOKIE, {
     httpOnly: true,
     sameSite: "lax",
     secrets: config.cookieSecrets,

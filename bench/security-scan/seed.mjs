@@ -32,7 +32,7 @@ function apiClient(cookie) {
   const call = async (method, p, body, { ok = true } = {}) => {
     const response = await fetch(`${APP}${p}`, {
       method,
-      headers: { cookie, ...(body ? { "content-type": "application/json" } : {}) },
+      headers: { cookie, origin: APP, ...(body ? { "content-type": "application/json" } : {}) },
       body: body ? JSON.stringify(body) : undefined,
     });
     const text = await response.text();

@@ -59,6 +59,9 @@ const CROSS_SITE: Array<[string, Record<string, string>]> = [
     { Origin: "https://evil.example" },
   ],
   ["Origin: null (a sandboxed frame, a data: URL, a redirect chain)", { Origin: "null" }],
+  // Issue 22: locked-down browsers that send neither Origin nor Fetch-Metadata; the Referer decides.
+  ["a Referer of another site, neither Origin nor Fetch-Metadata", { Referer: "https://evil.example/form.html" }],
+  ["the session cookie and none of Origin, Fetch-Metadata, Referer", {}],
   ["Fetch-Metadata cross-site", { Origin: "https://evil.example", "Sec-Fetch-Site": "cross-site" }],
   [
     "Fetch-Metadata same-site (a sibling subdomain)",
@@ -116,16 +119,22 @@ describe("a state-changing request from another site", () => {
   });
 
   it("carries no session when the browser sends neither Origin nor Fetch-Metadata", async () => {
-    // The check cannot tell such a request from curl or a script, which legitimately send neither, so it lets it
-    // through. A browser only omits both on a form post if it is older than every supported one (Origin is sent on
-    // every cross-site POST since Chrome 9, Firefox 70, Safari 5) — and those browsers honour SameSite=Lax, which
-    // keeps the session cookie off a cross-site POST. That cookie attribute is what this test holds the app to.
+    // A browser only omits both on a form post if it is older than every supported one (Origin is sent on every
+    // cross-site POST since Chrome 9, Firefox 70, Safari 5) or locked down (issue 22) — and those browsers honour
+    // SameSite=Lax, which keeps the session cookie off a cross-site POST. That cookie attribute is the first line.
     const cookie = await startSession({ userId: world.user.id, idToken: null });
     const attributes = cookie.split(";").map((part) => part.trim().toLowerCase());
     expect(attributes).toEqual(expect.arrayContaining(["samesite=lax", "httponly", "path=/"]));
-    // …and with the same cookie but no headers at all, the request goes through (it is the user's own tool).
-    const plain = await serve(request("/resources/keepalive", { method: "POST", cookie: cookie.split(";")[0] }));
-    expect(plain.status).toBe(200);
+    // The second: with the session cookie but no header that names where the post came from, it is refused; the
+    // app's own pages send their Referer (Referrer-Policy: same-origin), and with it the request goes through.
+    const session = cookie.split(";")[0];
+    const plain = await serve(request("/resources/keepalive", { method: "POST", cookie: session }));
+    expect(plain.status).toBe(403);
+    expect(await plain.text()).toBe("Cross-site request refused");
+    const own = await serve(
+      request("/resources/keepalive", { method: "POST", cookie: session, headers: { Referer: `${APP_URL}/` } }),
+    );
+    expect(own.status).toBe(200);
   });
 });
 

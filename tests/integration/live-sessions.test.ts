@@ -58,7 +58,7 @@ async function newSession(cookie: string, kind = "recording") {
     request("/live/sessions", {
       method: "POST",
       cookie,
-      headers: { "Content-Type": "application/json" },
+      headers: { "Content-Type": "application/json", "Sec-Fetch-Site": "same-origin" },
       body: JSON.stringify({ kind, language: "de" }),
     }),
   );
@@ -72,7 +72,7 @@ function post(cookie: string, path: string, body: unknown, type = "application/j
     request(`/live/sessions/${path}`, {
       method: "POST",
       cookie,
-      headers: { "Content-Type": type },
+      headers: { "Content-Type": type, "Sec-Fetch-Site": "same-origin" },
       body: type === "application/json" ? JSON.stringify(body) : new Uint8Array(body as Buffer),
     }),
     { "*": path.split("?")[0] },
@@ -282,7 +282,7 @@ describe("the HTTP door and switching doors", () => {
     // Sent in chunks without a length, it is cut off at the same limit, not read whole into memory.
     const chunked = new Request(`${APP_URL}/live/sessions/${session.id}/audio?seq=1`, {
       method: "POST",
-      headers: { Cookie: cookie, "Content-Type": "application/octet-stream" },
+      headers: { Cookie: cookie, "Content-Type": "application/octet-stream", "Sec-Fetch-Site": "same-origin" },
       body: new ReadableStream({
         pull(controller) {
           controller.enqueue(new Uint8Array(LIVE_BUFFER_BYTES));

@@ -51,7 +51,7 @@ async function streaming(cookie: string) {
     request("/live/sessions", {
       method: "POST",
       cookie,
-      headers: { "Content-Type": "application/json" },
+      headers: { "Content-Type": "application/json", "Sec-Fetch-Site": "same-origin" },
       body: JSON.stringify({ kind: "recording", language: "de" }),
     }),
   );

@@ -104,7 +104,7 @@ async function begin(email: string) {
     request("/live/sessions", {
       method: "POST",
       cookie,
-      headers: { "Content-Type": "application/json" },
+      headers: { "Content-Type": "application/json", "Sec-Fetch-Site": "same-origin" },
       body: JSON.stringify({ kind: "recording", language: "de" }),
     }),
   );

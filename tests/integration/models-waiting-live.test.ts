@@ -85,7 +85,7 @@ async function newSession(cookie: string, kind: "recording" | "dictation") {
     request("/live/sessions", {
       method: "POST",
       cookie,
-      headers: { "Content-Type": "application/json" },
+      headers: { "Content-Type": "application/json", "Sec-Fetch-Site": "same-origin" },
       body: JSON.stringify({ kind, language: "de" }),
     }),
   );
@@ -99,7 +99,7 @@ function post(cookie: string, route: string, body: unknown, type = "application/
     request(`/live/sessions/${route}`, {
       method: "POST",
       cookie,
-      headers: { "Content-Type": type },
+      headers: { "Content-Type": type, "Sec-Fetch-Site": "same-origin" },
       body: type === "application/json" ? JSON.stringify(body) : new Uint8Array(body as Buffer),
     }),
     { "*": route.split("?")[0] },

@@ -117,7 +117,12 @@ describe("a callback this browser did not start is refused before the code is re
   it("refuses the state of an earlier, finished sign-in", async () => {
     const browser = newBrowser();
     const earlier = await signIn(browser);
-    browser.keep(await callRoute(logoutAction, appRequest("/logout", browser.cookie, { method: "POST" })));
+    browser.keep(
+      await callRoute(
+        logoutAction,
+        appRequest("/logout", browser.cookie, { method: "POST", headers: { "Sec-Fetch-Site": "same-origin" } }),
+      ),
+    );
     const before = await sessionCount();
     const { query } = await goToProvider(browser);
     query.set("state", earlier.query.get("state")!);

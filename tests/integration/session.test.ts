@@ -130,7 +130,11 @@ describe("database sessions", () => {
     expect(hidden.pending).toBeNull();
 
     // Discarding removes it.
-    await callRoute(resumeAction, request(resumePath, { method: "POST", cookie: again.cookie }), { id });
+    await callRoute(
+      resumeAction,
+      request(resumePath, { method: "POST", cookie: again.cookie, headers: { "Sec-Fetch-Site": "same-origin" } }),
+      { id },
+    );
     const gone = await (await callRoute(resumeLoader, request(resumePath, { cookie: again.cookie }), { id })).json();
     expect(gone.pending).toBeNull();
   });

@@ -95,7 +95,10 @@ describe("keepalive", () => {
       .set({ last_seen_at: new Date(Date.now() - 20 * 60_000) })
       .where("user_id", "=", user.id)
       .execute();
-    const response = await callRoute(keepaliveAction, request("/resources/keepalive", { method: "POST", cookie }));
+    const response = await callRoute(
+      keepaliveAction,
+      request("/resources/keepalive", { method: "POST", cookie, headers: { "Sec-Fetch-Site": "same-origin" } }),
+    );
     expect(response.status).toBe(200);
     const row = await getDb()
       .selectFrom("sessions")
