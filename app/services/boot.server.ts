@@ -1,10 +1,9 @@
 import { ConfigError, getConfig, type Config } from "./config.server";
 import {
+  databaseOptions,
   migrateToLatest,
   openDatabase,
   upkeepEmbeddedDatabase,
-  pgliteDataDir,
-  pgliteSocketDir,
   setDatabase,
   type DatabaseHandle,
 } from "./db.server";
@@ -34,11 +33,7 @@ export function boot() {
 
 async function start(): Promise<Running> {
   const config = getConfig();
-  const database = await openDatabase(
-    config.databaseUrl
-      ? { kind: "postgres", url: config.databaseUrl }
-      : { kind: "pglite", dataDir: pgliteDataDir(config.dataDir), socketDir: pgliteSocketDir(config.dataDir) },
-  );
+  const database = await openDatabase(databaseOptions(config));
   setDatabase(database);
   await migrateToLatest(database.db);
   // A data directory from an earlier version, a restore or a copy has no planner statistics yet (PGlite only).

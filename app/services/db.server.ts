@@ -1,4 +1,6 @@
 import fs from "node:fs";
+import net from "node:net";
+import os from "node:os";
 import path from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import { PGLiteSocketServer } from "@electric-sql/pglite-socket";
@@ -24,7 +26,16 @@ export type DatabaseHandle = {
 
 export type OpenDatabaseOptions =
   | { kind: "postgres"; url: string; poolSize?: number }
-  | { kind: "pglite"; dataDir?: string; loadDataDir?: Blob | File; socketDir?: string };
+  | {
+      kind: "pglite";
+      dataDir?: string;
+      loadDataDir?: Blob | File;
+      /**
+       * Serve on a Unix socket in a private folder of its own under the temp folder (else a loopback port, for
+       * tests), and write that folder's path into this file for the machine's other processes (embeddedSocketDir).
+       */
+      socketNote?: string;
+    };
 
 export async function openDatabase(options: OpenDatabaseOptions): Promise<DatabaseHandle> {
   if (options.kind === "postgres") {
@@ -54,15 +65,22 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   // The embedded database listens on a Unix socket in a private directory (PGlite
   // has no authentication); tests without a data directory use a loopback port.
   // A second connection is kept free for operators and tests (psql, e2e checks).
-  const socketPath = options.socketDir ? preparePrivateSocket(options.socketDir) : undefined;
+  const socket = options.socketNote ? await privateSocket(options.socketNote) : undefined;
   const server = new PGLiteSocketServer({
     db: pglite,
-    ...(socketPath ? { path: socketPath } : { host: "127.0.0.1", port: 0 }),
+    ...(socket ? { path: socket.path } : { host: "127.0.0.1", port: 0 }),
     maxConnections: 2,
   });
-  await server.start();
-  const connection = socketPath
-    ? { host: options.socketDir!, port: 5432 }
+  try {
+    await server.start();
+  } catch (error) {
+    socket?.remove();
+    await pglite.close();
+    throw error;
+  }
+  socket?.announce();
+  const connection = socket
+    ? { host: socket.dir, port: 5432 }
     : { host: "127.0.0.1", port: Number(server.getServerConn().split(":").pop()) };
   const connectionString = `postgres://postgres@${encodeURIComponent(connection.host)}:${connection.port}/postgres`;
   const pool = new pg.Pool({
@@ -86,6 +104,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
       closed = true;
       await db.destroy();
       await server.stop();
+      socket?.remove();
       await pglite.close();
     },
   };
@@ -124,15 +143,74 @@ function withoutNulParameters(client: pg.PoolClient) {
     Array.isArray(values) ? query(config, values.map(stripNul), ...rest) : query(config, values, ...rest);
 }
 
-/** pg finds a server socket as `<dir>/.s.PGSQL.<port>`. */
-function preparePrivateSocket(dir: string) {
-  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+const SOCKET_PREFIX = "skribent-db-";
+
+/**
+ * The socket's own folder, made by mkdtemp (mode 0700: PGlite has no authentication) under the temp folder rather
+ * than DATA_DIR, whose path may be longer than a socket path may be (sun_path: 107 bytes), and removed on shutdown.
+ * pg finds a server socket as `<dir>/.s.PGSQL.<port>`. `note` (in DATA_DIR) names the folder for the machine's
+ * other processes; folders that processes left behind when they were killed go first.
+ */
+async function privateSocket(note: string) {
+  // A temp folder whose own path is too long for a socket (TMPDIR set deep) gives way to /tmp.
+  const fits = Buffer.byteLength(path.join(os.tmpdir(), `${SOCKET_PREFIX}XXXXXX`, ".s.PGSQL.5432")) <= 100;
+  const base = fits ? os.tmpdir() : "/tmp";
+  await removeDeadSockets(base);
+  fs.rmSync(note, { force: true });
+  const dir = fs.mkdtempSync(path.join(base, SOCKET_PREFIX));
   fs.chmodSync(dir, 0o700);
-  const socketPath = path.join(dir, ".s.PGSQL.5432");
-  // A crashed process leaves its socket file behind.
-  fs.rmSync(socketPath, { force: true });
-  if (socketPath.length > 100) throw new Error(`DATA_DIR is too deep for a Unix socket: ${socketPath}`);
-  return socketPath;
+  return {
+    dir,
+    path: path.join(dir, ".s.PGSQL.5432"),
+    announce() {
+      fs.mkdirSync(path.dirname(note), { recursive: true });
+      fs.writeFileSync(note, `${dir}\n`, { mode: 0o600 });
+    },
+    remove() {
+      if (readSocketNote(note) === dir) fs.rmSync(note, { force: true });
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Folders of this user's killed processes (SIGKILL skips the shutdown): their socket answers nobody. */
+async function removeDeadSockets(base: string) {
+  const uid = process.getuid?.();
+  for (const name of fs.readdirSync(base).filter((n) => n.startsWith(SOCKET_PREFIX))) {
+    const dir = path.join(base, name);
+    try {
+      if (fs.statSync(dir).uid !== uid) continue;
+      const socketPath = path.join(dir, ".s.PGSQL.5432");
+      if (fs.existsSync(socketPath) && (await answers(socketPath))) continue;
+      fs.rmSync(dir, { recursive: true, force: true });
+    } catch {
+      // Another process's folder, or gone meanwhile: left alone.
+    }
+  }
+}
+
+function answers(socketPath: string) {
+  return new Promise<boolean>((resolve) => {
+    const probe = net.connect(socketPath);
+    probe.setTimeout(1_000);
+    probe.once("connect", () => {
+      probe.destroy();
+      resolve(true);
+    });
+    probe.once("timeout", () => {
+      probe.destroy();
+      resolve(true);
+    });
+    probe.once("error", () => resolve(false));
+  });
+}
+
+function readSocketNote(note: string) {
+  try {
+    return fs.readFileSync(note, "utf8").trim() || undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 export async function migrateToLatest(db: Kysely<Database>) {
@@ -176,8 +254,25 @@ export function pgliteDataDir(dataDir: string) {
   return path.join(dataDir, "pglite");
 }
 
-export function pgliteSocketDir(dataDir: string) {
-  return path.join(dataDir, "pglite-socket");
+/** The file in DATA_DIR that names the folder of the running embedded database's socket. */
+export function pgliteSocketNote(dataDir: string) {
+  return path.join(dataDir, "pglite-socket-dir");
+}
+
+/**
+ * The folder of the socket of the embedded database running on `dataDir`, for another process of the machine
+ * (`psql -h <folder> -U postgres`); undefined when none runs.
+ */
+export function embeddedSocketDir(dataDir: string) {
+  const dir = readSocketNote(pgliteSocketNote(dataDir));
+  return dir && fs.existsSync(path.join(dir, ".s.PGSQL.5432")) ? dir : undefined;
+}
+
+/** What a process of the app opens (boot): PostgreSQL when DATABASE_URL names it, else PGlite under DATA_DIR. */
+export function databaseOptions(config: { databaseUrl?: string; dataDir: string }): OpenDatabaseOptions {
+  return config.databaseUrl
+    ? { kind: "postgres", url: config.databaseUrl }
+    : { kind: "pglite", dataDir: pgliteDataDir(config.dataDir), socketNote: pgliteSocketNote(config.dataDir) };
 }
 
 let handle: DatabaseHandle | undefined;

@@ -22,11 +22,15 @@ export async function chooseAccountIfAsked(page: Page, accountId: string) {
   await page.waitForURL(settled);
 }
 
-/** Direct access to the app's embedded database, for arranging time (no sleeping). */
+/**
+ * Direct access to the app's embedded database, for arranging time (no sleeping). Its socket is in a private folder
+ * of its own, which the app names in DATA_DIR/pglite-socket-dir (db.server.ts, embeddedSocketDir).
+ */
 export async function withDatabase<T>(fn: (client: pg.Client) => Promise<T>) {
-  const socketDir = path.join(dataDir, "pglite-socket");
+  const note = path.join(dataDir, "pglite-socket-dir");
+  const socketDir = fs.existsSync(note) ? fs.readFileSync(note, "utf8").trim() : undefined;
   const client = new pg.Client(
-    fs.existsSync(socketDir)
+    socketDir
       ? { host: socketDir, port: 5432, user: "postgres", database: "postgres" }
       : { connectionString: process.env.DATABASE_URL },
   );
