@@ -13,6 +13,7 @@ import * as m0011 from "./0011_audio_retention";
 import * as m0012 from "./0012_live_takeover";
 import * as m0013 from "./0013_list_pages";
 import * as m0014 from "./0014_session_list";
+import * as m0015 from "./0015_recording_consent";
 
 // Static imports: kysely's FileMigrationProvider cannot import .ts under plain
 // Node (STACK-NOTES pitfall 5). Append new migrations here, in order.
@@ -31,4 +32,5 @@ export const migrations: Record<string, Migration> = {
   "0012_live_takeover": m0012,
   "0013_list_pages": m0013,
   "0014_session_list": m0014,
+  "0015_recording_consent": m0015,
 };

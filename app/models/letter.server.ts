@@ -26,6 +26,9 @@ const recordingColumns = [
   "recordings.display_name",
   "recordings.medical_letter_status",
   "recordings.transcript_key",
+  "recordings.consent_kind",
+  "recordings.consent_given_by",
+  "recordings.consent_confirmed_at",
 ] as const;
 
 export async function findLetterOfRecording(db: Db, args: { ownerId: string; recordingId: string }) {

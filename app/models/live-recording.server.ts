@@ -1,3 +1,4 @@
+import { consentColumns, type ConsentRecord } from "./consent-rules";
 import { sql, type Kysely, type Transaction } from "kysely";
 import type { Database, TranscriptionMode } from "./schema";
 import { getDb } from "~/services/db.server";
@@ -81,6 +82,8 @@ export type NewLiveRecording = {
   /** The stored audio, when the server made its own copy; null while the recording waits for the browser's. */
   audio: { format: string; sizeBytes: number; durationSeconds: number } | null;
   durationSeconds: number | null;
+  /** The patient's consent; null: not documented. */
+  consent: ConsentRecord | null;
 };
 
 export async function insertLiveRecording(trx: Transaction<Database>, values: NewLiveRecording) {
@@ -107,6 +110,7 @@ export async function insertLiveRecording(trx: Transaction<Database>, values: Ne
       audio_format: values.audio?.format ?? null,
       size_bytes: values.audio?.sizeBytes ?? null,
       duration_seconds: values.audio?.durationSeconds ?? values.durationSeconds,
+      ...consentColumns(values.consent),
       updated_at: new Date(),
     })
     .returning("id")

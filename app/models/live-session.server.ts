@@ -1,3 +1,4 @@
+import { consentColumns, type ConsentRecord } from "./consent-rules";
 import { sql } from "kysely";
 import { getDb } from "~/services/db.server";
 import type { LiveSessionStatus } from "./schema";
@@ -13,6 +14,9 @@ const sessionColumns = [
   "language",
   "engine",
   "status",
+  "consent_kind",
+  "consent_given_by",
+  "consent_confirmed_at",
   "transport",
   "buffers",
   "samples",
@@ -34,10 +38,20 @@ export async function insertLiveSession(args: {
   kind: "recording" | "dictation";
   language: "de" | "en";
   engine: string;
+  consent: ConsentRecord | null;
 }) {
+  const { consent_kind, consent_given_by, consent_confirmed_at } = consentColumns(args.consent);
   return getDb()
     .insertInto("live_sessions")
-    .values({ owner_id: args.ownerId, kind: args.kind, language: args.language, engine: args.engine })
+    .values({
+      owner_id: args.ownerId,
+      kind: args.kind,
+      language: args.language,
+      engine: args.engine,
+      consent_kind,
+      consent_given_by,
+      consent_confirmed_at,
+    })
     .returning(sessionColumns)
     .executeTakeFirstOrThrow();
 }

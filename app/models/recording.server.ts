@@ -1,3 +1,4 @@
+import { consentColumns, type ConsentRecord } from "./consent-rules";
 import type { Kysely, Transaction } from "kysely";
 import { getDb } from "~/services/db.server";
 import type { Database } from "./schema";
@@ -64,6 +65,8 @@ export async function insertUploadSlot(args: {
   languageCode: string;
   declaredType: string;
   multipart?: { uploadId: string; partSize: number; partCount: number; declaredSize: number };
+  /** The patient's consent the user confirmed with the upload; null: not documented. */
+  consent?: ConsentRecord | null;
   db?: Db;
 }) {
   return (args.db ?? getDb())
@@ -80,6 +83,7 @@ export async function insertUploadSlot(args: {
       multipart_part_size: args.multipart?.partSize ?? null,
       multipart_part_count: args.multipart?.partCount ?? null,
       declared_size: args.multipart?.declaredSize ?? null,
+      ...consentColumns(args.consent ?? null),
     })
     .returning("id")
     .executeTakeFirstOrThrow();
@@ -104,7 +108,8 @@ export async function updateRecording(args: {
     multipart_upload_id: null;
     multipart_part_size: null;
     multipart_part_count: null;
-  }>;
+  }> &
+    Partial<ReturnType<typeof consentColumns>>;
   db?: Db;
 }) {
   await (args.db ?? getDb())

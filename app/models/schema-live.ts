@@ -1,4 +1,5 @@
 import type { ColumnType, Generated } from "kysely";
+import type { ConsentGivenBy, ConsentKind } from "./consent-rules";
 import type { CreatedAt, Timestamp } from "./schema";
 
 // Hand-kept types of migration 0007's tables (ADR 0013): live recording and dictation sessions, their audio
@@ -31,6 +32,10 @@ export interface LiveSessionsTable {
   recognised_seq: Generated<number>;
   /** Migration 0012: the session's audio up to here has been metered. */
   metered_samples: ColumnType<string, number | undefined, number | string>;
+  /** Migration 0015: the patient's consent, confirmed before the recording's first buffer (consent-rules.ts). */
+  consent_kind: ConsentKind | null;
+  consent_given_by: ConsentGivenBy | null;
+  consent_confirmed_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
 
 export interface LiveAudioTable {

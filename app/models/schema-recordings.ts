@@ -1,7 +1,8 @@
 import type { ColumnType, Generated } from "kysely";
+import type { ConsentGivenBy, ConsentKind } from "./consent-rules";
 import type { CreatedAt, Timestamp, TranscriptionMode, TranscriptionStatus, LetterStatus } from "./schema";
 
-// Hand-kept type of the recordings table (migrations 0001, 0003, 0004, 0007, 0011, 0013). Part of `Database` in schema.ts.
+// Hand-kept type of the recordings table (migrations 0001, 0003, 0004, 0007, 0011, 0013, 0015). Part of `Database` in schema.ts.
 
 export interface RecordingsTable {
   id: Generated<string>;
@@ -38,4 +39,9 @@ export interface RecordingsTable {
   audio_deleted_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   /** Migration 0013: the timestamp inside the storage key that numbers the recording (SPEC §3), made by the database. */
   key_stamp: ColumnType<string, never, never>;
+  /** Migration 0015: the patient's consent to the recording (consent-rules.ts); all null when not documented. */
+  consent_kind: ConsentKind | null;
+  consent_given_by: ConsentGivenBy | null;
+  consent_confirmed_by: string | null;
+  consent_confirmed_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }

@@ -93,6 +93,10 @@ function start() {
       file_type: file.type,
       language_code: data.get("language"),
       additional_context: data.get("additionalContext") || undefined,
+      // The patient's consent (issue 22), as the form without JavaScript sends it.
+      consent: data.get("consentKind")
+        ? { kind: data.get("consentKind"), given_by: data.get("consentGivenBy") || "patient" }
+        : undefined,
     };
     form.setAttribute("data-busy", "");
     dialog.close();

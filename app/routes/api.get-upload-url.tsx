@@ -5,7 +5,9 @@ import { createRealtimeUploadSlot } from "~/services/live/save-upload.server";
 import { createUploadSlot } from "~/services/recordings.server";
 
 // SPEC §7 POST /api/get-upload-url { file_name, file_type, language_code, additional_context? }
-// → { url, key, record_id, context_uploaded }. The key is made on the server.
+// → { url, key, record_id, context_uploaded }. The key is made on the server. Skribent also takes the patient's
+// consent, `consent: { kind: "oral" | "written", given_by: "patient" | "representative" }` (issue 22): optional
+// unless CONSENT_REQUIRED=1.
 // Live variant { file_name, file_type, specific_key }: the browser's copy of a live recording this user saved
 // (save-realtime-transcript); the recorder's formats are accepted here only.
 export const action = apiPost(async ({ request, user, body }) => {
@@ -40,6 +42,7 @@ export const action = apiPost(async ({ request, user, body }) => {
     fileType: body.file_type,
     languageCode,
     additionalContext,
+    consent: body.consent,
   });
   await audit({
     userId: user.id,

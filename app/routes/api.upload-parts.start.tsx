@@ -5,7 +5,8 @@ import { startMultipartUpload } from "~/services/recording-multipart.server";
 
 // POST /api/upload-parts/start { file_name, file_type, file_size, language_code, additional_context? }
 // → { key, record_id, context_uploaded, upload_id, part_size, part_count }. The resumable variant of
-// get-upload-url (README "Resumable uploads"); the key, part size and part count are the server's.
+// get-upload-url (README "Resumable uploads"); the key, part size and part count are the server's. `consent` as
+// for get-upload-url.
 export const action = apiPost(async ({ request, user, body }) => {
   const upload = await startMultipartUpload({
     userId: user.id,
@@ -14,6 +15,7 @@ export const action = apiPost(async ({ request, user, body }) => {
     fileSize: body.file_size,
     languageCode: optionalText(body, "language_code"),
     additionalContext: optionalText(body, "additional_context"),
+    consent: body.consent,
   });
   await audit({
     userId: user.id,

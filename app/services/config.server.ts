@@ -59,6 +59,8 @@ const schema = z
 
     DISABLE_USER_TEMPLATES: flag.default("0"),
     DISABLE_MFILES: flag.default("1"),
+    // 1: no audio is accepted (pages, JSON API, live) until the patient's consent is confirmed (issue 22).
+    CONSENT_REQUIRED: flag.default("0"),
     AUTO_START_TRANSCRIPTION: bool.default("true"),
 
     STORAGE_DRIVER: z.enum(["local", "s3"]).default("local"),
@@ -207,6 +209,7 @@ export function buildConfig(env: Env) {
       absoluteMs: env.SESSION_ABSOLUTE_HOURS * 3_600_000,
     },
     operatorEmailDomain: env.OPERATOR_EMAIL_DOMAIN.toLowerCase(),
+    consentRequired: env.CONSENT_REQUIRED,
     ...workspaceConfig(env),
     supportEmail: env.SUPPORT_EMAIL,
     partnerOrgLabel: env.PARTNER_ORG_LABEL,

@@ -84,6 +84,11 @@ export async function getLetter({ userId, key }: { userId: string; key: unknown 
     transcript_key: row.transcript_key,
     metadata: metadataOf(row),
     content: row.content,
+    consent: {
+      consent_kind: row.consent_kind,
+      consent_given_by: row.consent_given_by,
+      consent_confirmed_at: row.consent_confirmed_at,
+    },
   };
 }
 

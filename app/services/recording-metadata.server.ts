@@ -1,10 +1,12 @@
 import { updateRecording } from "~/models/recording.server";
+import { consentColumns, readConsent } from "~/models/consent-rules";
 import { checkDisplayName, normaliseTags } from "~/models/recording-rules";
 import { transcriptionModes, type TranscriptionMode } from "~/models/schema";
 import { templateLanguageFrom } from "~/models/template-rules";
 import { setLetterTags } from "~/models/letter.server";
 import { setTranscriptTags } from "~/models/transcript.server";
 import { optionalObject, optionalText } from "./api-fields.server";
+import { recordOf } from "./consent.server";
 import { DomainError } from "./domain-error.server";
 import { confirmUpload, requireReady } from "./recordings.server";
 import { getUserStructure } from "./templates.server";
@@ -19,6 +21,8 @@ export type MetadataInput = {
   display_name?: unknown;
   language_code?: string;
   transcription_mode?: string;
+  /** The patient's consent ({ kind, given_by }), confirmed now by the user (issue 22). */
+  consent?: unknown;
 };
 
 /**
@@ -35,6 +39,7 @@ export function readMetadata(value: unknown): MetadataInput {
     display_name: metadata.display_name,
     language_code: text("language_code"),
     transcription_mode: text("transcription_mode"),
+    consent: metadata.consent,
   };
 }
 
@@ -80,6 +85,11 @@ export async function applyMetadata(args: {
   if (metadata.transcription_mode !== undefined) {
     const mode = metadata.transcription_mode;
     if ((transcriptionModes as readonly string[]).includes(mode)) set.transcription_mode = mode as TranscriptionMode;
+  }
+  if (metadata.consent !== undefined && metadata.consent !== null) {
+    const consent = readConsent(metadata.consent);
+    if (!consent.ok) throw new DomainError("invalid", consent.message);
+    if (consent.value) Object.assign(set, consentColumns(recordOf(args.userId, consent.value)));
   }
   if (Object.keys(set).length > 0) await updateRecording({ ownerId: args.userId, id: recording.id, set });
   return set;

@@ -1,3 +1,5 @@
+import type { ConsentReading } from "~/models/consent-rules";
+import { confirmConsent } from "./consent.server";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -55,8 +57,11 @@ export async function createRecordingFromUpload(args: {
   additionalContext: string;
   /** Text already extracted from PDFs or patient records, stored with the recording. */
   extraContext?: Array<{ kind: "pdf" | "patient_record"; text: string; sourceName?: string }>;
+  /** The form's consent fields, unchecked (consent-rules.ts). */
+  consent: ConsentReading;
 }) {
   const { upload } = args;
+  const consent = confirmConsent(args.userId, args.consent);
   if (upload.tooLarge) throw audioRejected(tooLargeMessage(upload.size));
   const context = checkAdditionalContext(args.additionalContext);
   if (!context.ok) throw new DomainError("invalid", context.message);
@@ -87,6 +92,7 @@ export async function createRecordingFromUpload(args: {
           originalFilename: sanitiseFileName(upload.fileName),
           languageCode: args.language,
           declaredType: contentType,
+          consent,
           db,
         });
         await updateRecording({

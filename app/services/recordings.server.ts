@@ -12,9 +12,11 @@ import {
   updateRecording,
 } from "~/models/recording.server";
 import { isLiveRecording, LIVE_CREATED_VIA, LIVE_SOURCE_TYPE } from "~/models/live-recording.server";
+import { readConsent } from "~/models/consent-rules";
 import { checkAdditionalContext, sanitiseFileName } from "~/models/recording-rules";
 import { templateLanguageFrom } from "~/models/template-rules";
 import { scanUploadedFile } from "./antivirus.server";
+import { confirmConsent } from "./consent.server";
 import { DomainError } from "./domain-error.server";
 import {
   ACCEPTED_AUDIO_TYPES,
@@ -53,6 +55,8 @@ export type SlotRequest = {
   fileType: unknown;
   languageCode: unknown;
   additionalContext?: unknown;
+  /** The JSON API's `consent` ({ kind, given_by }), unchecked. */
+  consent?: unknown;
 };
 
 /** The checks and the server-made key every upload slot starts with. */
@@ -63,13 +67,22 @@ export function planSlot(args: SlotRequest) {
   }
   const context = checkAdditionalContext(args.additionalContext);
   if (!context.ok) throw new DomainError("invalid", context.message);
+  // Before any audio is accepted: the patient's consent, required where the operator says so.
+  const consent = confirmConsent(args.userId, readConsent(args.consent));
   const language = templateLanguageFrom(typeof args.languageCode === "string" ? args.languageCode : null) ?? "de-DE";
   const key = makeStorageKey({
     ownerId: args.userId,
     area: "audio",
     extension: type === "audio/mpeg" ? ".mp3" : ".wav",
   });
-  return { type, key, language, context: context.value, originalFilename: sanitiseFileName(args.fileName) };
+  return {
+    type,
+    key,
+    language,
+    context: context.value,
+    consent,
+    originalFilename: sanitiseFileName(args.fileName),
+  };
 }
 
 /**
@@ -98,6 +111,7 @@ export async function insertSlot(
     languageCode: plan.language,
     declaredType: plan.type,
     multipart,
+    consent: plan.consent,
   });
   if (plan.context) {
     await addRecordingContext({ ownerId: userId, recordingId: id, kind: "text", text: plan.context });

@@ -39,6 +39,7 @@ export const toastKeys = [
   "templates:errors.ragSettings",
   "recordings:audio.uploaded",
   "recordings:audio.deleted",
+  "recordings:consent.withdrawn",
   "recordings:audio.resetDone",
   "recordings:audio.renamed",
   "recordings:audio.tagsSaved",

@@ -51,7 +51,7 @@ describe("a letter asked for while the letter model downloads", () => {
         { ...getConfig().models, mirrorUrl: mirror.url },
         { retryMs: 50, maxRetryMs: 200, log: () => {} },
       );
-      await expect.poll(() => modelStatus().problem?.error ?? "").toContain("503");
+      await expect.poll(() => modelStatus().problem?.error ?? "", { timeout: 30_000 }).toContain("503");
 
       const { client, userId } = await signIn("anna-berger");
       const { recordingId, sourceKey } = await seedTranscribedRecording({ ownerId: userId, lines: CONSULTATION });

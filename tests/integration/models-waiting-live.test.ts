@@ -120,7 +120,7 @@ describe("a live recording made while the speech model downloads", () => {
         { ...getConfig().models, mirrorUrl: mirror.url },
         { retryMs: 50, maxRetryMs: 200, log: () => {} },
       );
-      await expect.poll(() => modelStatus().problem?.error ?? "").toContain("503");
+      await expect.poll(() => modelStatus().problem?.error ?? "", { timeout: 30_000 }).toContain("503");
       const { cookie, user } = await signedInUser({ email: "live-wartet@praxis.example" });
 
       // A dictation cannot wait for its text: refused, with the reason and a type the client translates.

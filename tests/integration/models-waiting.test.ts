@@ -63,7 +63,7 @@ describe("a recording made while the speech model downloads", () => {
         { ...getConfig().models, mirrorUrl: mirror.url },
         { retryMs: 50, maxRetryMs: 200, log: () => {} },
       );
-      await expect.poll(() => modelStatus().problem?.error ?? "").toContain("503");
+      await expect.poll(() => modelStatus().problem?.error ?? "", { timeout: 30_000 }).toContain("503");
 
       // The clinician uploads without JavaScript; transcription starts by itself.
       const { cookie, user } = await signedInUser({ email: "wartet@praxis.example" });

@@ -88,10 +88,15 @@ export type SessionInfo = {
 
 type Created = { id?: string | null; mode?: string; max_delay?: number; direct?: DirectTarget } | null;
 
-export async function createSession(kind: LiveKind, language: LiveLanguage): Promise<SessionInfo> {
+/** `consent`: the patient's consent to a recording (issue 22), confirmed before the first buffer. */
+export async function createSession(
+  kind: LiveKind,
+  language: LiveLanguage,
+  consent?: LiveConsent,
+): Promise<SessionInfo> {
   try {
     const body = (await request("/live/sessions", {
-      json: { kind, language },
+      json: { kind, language, ...(consent ? { consent } : {}) },
       timeoutMs: LIVE_CONNECT_TIMEOUT_MS[kind],
     })) as Created;
     const maxDelay = body?.max_delay ?? LIVE_SETTINGS[kind].maxDelay;
@@ -104,6 +109,8 @@ export async function createSession(kind: LiveKind, language: LiveLanguage): Pro
     throw new LiveError(startFailure(error));
   }
 }
+
+export type LiveConsent = { kind: string; given_by: string };
 
 export type SessionView = {
   id: string;
@@ -142,6 +149,8 @@ export type SavePayload = {
   additional_context?: string;
   original_mime_type?: string;
   audio_copy: boolean;
+  /** The patient's consent (issue 22); a relayed session was started with it already. */
+  consent?: LiveConsent;
 };
 export type Saved = { transcript_key: string; audio_key: string; recording_key: string };
 

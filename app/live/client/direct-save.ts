@@ -55,7 +55,7 @@ export function directSaveBody(session: DirectSession, form: SavePayload) {
     }),
     language_code: session.language === "de" ? "de-DE" : "en-GB",
     duration: Math.round(session.seconds),
-    metadata: { template_id: form.template_id, transcription_mode: form.transcription_mode },
+    metadata: { template_id: form.template_id, transcription_mode: form.transcription_mode, consent: form.consent },
     created_via: "realtime",
     ...(form.additional_context ? { additional_context: form.additional_context } : {}),
     ...(form.original_mime_type ? { original_mime_type: form.original_mime_type } : {}),

@@ -28,6 +28,7 @@ export const LIVE_MESSAGE_KEYS = [
   "deviceUnsupported",
   "loadFailed",
   "modelsLoading",
+  "consentRequired",
 ] as const;
 
 export type LiveMessageKey = (typeof LIVE_MESSAGE_KEYS)[number];

@@ -1,4 +1,4 @@
-import { HttpError, request, uploadAudioCopy, type SavePayload, type Saved } from "./api";
+import { HttpError, request, uploadAudioCopy, type LiveConsent, type SavePayload, type Saved } from "./api";
 import type { RecordedAudio } from "./capture";
 
 // The recording widget's save options: the additional-context counter, templates of the chosen language,
@@ -68,6 +68,19 @@ export function watchTemplateLanguage(root: HTMLElement, language: HTMLSelectEle
   });
 }
 
+/** The patient's consent as the recorder's fields say (issue 22); undefined: not documented. */
+export function consentOf(root: HTMLElement): LiveConsent | undefined {
+  const kind = root.querySelector<HTMLSelectElement>("select[name=consentKind]")?.value;
+  const givenBy = root.querySelector<HTMLSelectElement>("select[name=consentGivenBy]")?.value;
+  return kind ? { kind, given_by: givenBy || "patient" } : undefined;
+}
+
+/** Whether the recorder may start: a consent the operator requires (CONSENT_REQUIRED) is chosen. */
+export function consentMissing(root: HTMLElement) {
+  const select = root.querySelector<HTMLSelectElement>("select[name=consentKind]");
+  return Boolean(select?.required && !select.value);
+}
+
 export function savePayload(root: HTMLElement, copy: RecordedAudio | null): SavePayload {
   const field = (selector: string) => root.querySelector<HTMLInputElement>(selector);
   const context = field("textarea[name=additional_context]")?.value.trim() ?? "";
@@ -78,6 +91,7 @@ export function savePayload(root: HTMLElement, copy: RecordedAudio | null): Save
     ...(context ? { additional_context: context } : {}),
     ...(copy ? { original_mime_type: copy.mimeType } : {}),
     audio_copy: copy !== null,
+    ...(consentOf(root) ? { consent: consentOf(root) } : {}),
   };
 }
 

@@ -11,7 +11,14 @@ import { startCapture, type RecordedAudio } from "./capture";
 import { onSessionTimeline, saveDirect, wavCopy } from "./direct-save";
 import { defaultLinks } from "./links";
 import { describe, messageFrom, type LiveFailure } from "./messages";
-import { onConfirmedClick, saveRecording, watchContextCounter, watchTemplateLanguage } from "./recorder-form";
+import {
+  consentMissing,
+  consentOf,
+  onConfirmedClick,
+  saveRecording,
+  watchContextCounter,
+  watchTemplateLanguage,
+} from "./recorder-form";
 import { LiveSession, readEnvironment, widgetState } from "./session";
 import { formatDuration, segmentsOf, type Segment } from "./transcript";
 import { appendSegment as appendTo } from "./transcript-view";
@@ -143,10 +150,12 @@ function init(root: HTMLElement) {
     show($("[data-live-save-error]"), page.saveFailure !== null);
     $("[data-live-save-error-text]")!.textContent = page.saveFailure ?? "";
     // A session has one language; the options are the save's and stay open until it is sent.
-    language.disabled = open || state !== "ready";
     type Field = HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement;
     root.querySelectorAll<Field>("[data-live-options] :is(select, input, textarea)").forEach((field) => {
-      if (field !== language) field.disabled = state === "saving";
+      // The language and the consent belong to the session: fixed once it is open.
+      const fixed = field === language || field.name === "consentKind" || field.name === "consentGivenBy";
+      if (fixed) field.disabled = open || state !== "ready";
+      else field.disabled = state === "saving";
     });
     show($("[data-live-transcript-empty]"), page.segments === 0);
   }
@@ -174,7 +183,13 @@ function init(root: HTMLElement) {
     page.recorded = null;
     page.fromReload = false;
     const lang: LiveLanguage = language.value === "en" ? "en" : "de";
-    begin(() => createSession("recording", lang));
+    // The operator requires the patient's consent before any audio (issue 22): asked here, checked by the server.
+    if (consentMissing(root)) {
+      page.failure = { key: "consentRequired" };
+      root.querySelector<HTMLSelectElement>("select[name=consentKind]")?.focus();
+      return render();
+    }
+    begin(() => createSession("recording", lang, consentOf(root)));
   }
 
   function resume() {

@@ -1,3 +1,4 @@
+import { readConsentForm } from "~/models/consent-rules";
 import {
   unstable_composeUploadHandlers,
   unstable_createMemoryUploadHandler,
@@ -91,6 +92,7 @@ export async function uploadIntent(user: SessionUser, request: Request) {
         : "transcript_and_letter",
       additionalContext: String(form.get("additionalContext") ?? ""),
       extraContext,
+      consent: readConsentForm(form),
     });
     await succeeded(user, "recording.upload", id, request);
     return afterUpload(user, key, request);
@@ -211,6 +213,22 @@ export async function deleteIntent(user: SessionUser, form: FormData, request: R
   }
   await succeeded(user, "recording.delete", key, request);
   return done("recordings:audio.deleted");
+}
+
+/**
+ * The patient withdrew the consent to the recording (issue 22): its audio, transcript and letter go, exactly as a
+ * deletion, and the audit log says why (no content).
+ */
+export async function withdrawConsentIntent(user: SessionUser, form: FormData, request: Request) {
+  const key = String(form.get("key") ?? "");
+  try {
+    await deleteAll({ userId: user.id, key });
+  } catch (error) {
+    if (isServiceUnavailable(error)) return failure(request, error);
+    throw error;
+  }
+  await succeeded(user, "recording.consent-withdrawn", key, request);
+  return done("recordings:consent.withdrawn");
 }
 
 export async function resetIntent(user: SessionUser, form: FormData, request: Request) {

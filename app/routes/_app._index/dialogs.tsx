@@ -109,6 +109,40 @@ export function EditDialog({
       ) : (
         <p className="mt-3 text-xs text-slate-500">{t("errors.tooManyTags")}</p>
       )}
+      <h3 className="mt-6 text-sm font-medium text-slate-700">{t("consent.kind")}</h3>
+      <p className="mt-1 text-sm text-slate-700" data-consent={recording.consent ? "documented" : "missing"}>
+        {recording.consent ?? t("consent.notDocumented")}
+      </p>
+      <Link
+        to={`/?withdraw=${encodeURIComponent(recording.key)}`}
+        className="mt-2 inline-block text-sm text-red-700 underline"
+        data-action="withdraw-consent"
+      >
+        {t("consent.withdraw")}
+      </Link>
+    </Modal>
+  );
+}
+
+/** The patient withdrew the consent (issue 22): confirmed here, then everything of the recording is deleted. */
+export function WithdrawConsentDialog({ recording, back }: { recording: RecordingView; back: string }) {
+  const { t } = useTranslation("recordings");
+  return (
+    <Modal title={t("consent.withdrawTitle")} closeTo={back} closeLabel={t("audio.cancel")}>
+      <p className="text-sm font-medium text-slate-800">{recording.name}</p>
+      <p className="mt-2 text-sm text-slate-700">{t("consent.withdrawText")}</p>
+      <div className="mt-6 flex flex-wrap justify-end gap-2">
+        <Link to={back} className="rounded-md px-4 py-2 text-sm text-slate-700 hover:bg-slate-100">
+          {t("audio.cancel")}
+        </Link>
+        <Form method="post">
+          <input type="hidden" name="intent" value="withdraw-consent" />
+          <input type="hidden" name="key" value={recording.key} />
+          <button type="submit" className={danger} data-action="confirm-withdraw">
+            {t("consent.withdrawConfirm")}
+          </button>
+        </Form>
+      </div>
     </Modal>
   );
 }

@@ -5,6 +5,7 @@ import type { Language } from "~/i18n";
 import { liveMessageAttributes } from "~/live/client/messages";
 import { formatDuration, speakerNumber } from "~/live/client/transcript";
 import { ADDITIONAL_CONTEXT_MAX, ADDITIONAL_CONTEXT_WARN_ABOVE } from "~/models/recording-rules";
+import { ConsentFields } from "./consent-fields";
 import { button, quiet } from "./shared";
 
 type TemplateChoice = { id: string; name: string };
@@ -36,11 +37,13 @@ export function RecordPanel({
   templates,
   resume = null,
   mode = "relay",
+  consentRequired = false,
 }: {
   language: Language;
   templates: { system: TemplateChoice[]; custom: TemplateChoice[] };
   resume?: LiveResume | null;
   mode?: LiveMode;
+  consentRequired?: boolean;
 }) {
   const { t } = useTranslation("live");
   const sessionLanguage = resume?.language ?? language;
@@ -169,6 +172,9 @@ export function RecordPanel({
                 ))}
             </select>
           </label>
+          <div className="md:col-span-2">
+            <ConsentFields required={consentRequired} />
+          </div>
           <fieldset className="text-sm">
             <legend className="font-medium text-slate-700">{t("recorder.mode")}</legend>
             <label className="mt-1 flex items-center gap-2">

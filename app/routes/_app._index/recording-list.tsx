@@ -22,6 +22,7 @@ function rowLabels(t: TFunction) {
     transcribe: t("audio.transcribe"),
     transcribeTitle: t("audio.transcribeTitle"),
     audioDeleted: t("audio.audioDeleted"),
+    consentMissing: t("consent.notDocumented"),
     play: t("audio.play"),
     edit: t("audio.edit"),
     delete: t("audio.delete"),
@@ -142,6 +143,7 @@ export function RecordingList({
                       {r.name}
                     </span>
                     <span className="block text-xs text-slate-500">{r.fileName}</span>
+                    <Consent recording={r} labels={labels} />
                     <Tags tags={r.tags} />
                   </td>
                   <td className="px-4 py-3">{formatDateTime(r.createdAt, language)}</td>
@@ -161,6 +163,7 @@ export function RecordingList({
                 <p className="font-medium">{r.name}</p>
                 <p className="text-xs text-slate-500">{formatDateTime(r.createdAt, language)}</p>
                 <Status recording={r} labels={labels} />
+                <Consent recording={r} labels={labels} />
                 <Tags tags={r.tags} />
                 <div className="mt-3">
                   <Actions recording={r} page={pagination.page} labels={labels} action={action} />
@@ -198,6 +201,24 @@ function Status({ recording, labels }: { recording: RecordingView; labels: RowLa
           {labels.letter(recording.letterStatus)}
         </span>
       ) : null}
+    </span>
+  );
+}
+
+/** The patient's consent, or the mark that it was not documented (issue 22). */
+function Consent({ recording, labels }: { recording: RecordingView; labels: RowLabels }) {
+  if (recording.consent)
+    return (
+      <span className="block text-xs text-slate-600" data-consent="documented">
+        {recording.consent}
+      </span>
+    );
+  return (
+    <span
+      className="mt-1 inline-block rounded bg-amber-100 px-1.5 py-0.5 text-xs text-amber-900"
+      data-consent="missing"
+    >
+      {labels.consentMissing}
     </span>
   );
 }

@@ -4,7 +4,8 @@ import { useTranslation } from "react-i18next";
 import { Dismissible } from "~/components/shell/dismissible";
 import type { RouteHandle } from "~/components/page-scripts";
 import { SectionHeader } from "~/components/ui/section";
-import { toTemplateLanguage } from "~/i18n";
+import { formatDateTime, toTemplateLanguage } from "~/i18n";
+import { consentSummary } from "~/models/consent-rules";
 import { findRecordingByKey } from "~/models/recording.server";
 import { findNumberedRecording, pageOfReadyRecordings } from "~/models/recording-list.server";
 import { listFailedJobReasons } from "~/models/transcription.server";
@@ -23,13 +24,14 @@ import { meterCall, type SpecEndpoint } from "~/services/usage.server";
 import {
   afterUpload,
   deleteIntent,
+  withdrawConsentIntent,
   renameIntent,
   resetIntent,
   tagIntent,
   transcribeIntent,
   uploadIntent,
 } from "./actions.server";
-import { DeleteDialog, EditDialog, PlayerDialog } from "./dialogs";
+import { DeleteDialog, EditDialog, PlayerDialog, WithdrawConsentDialog } from "./dialogs";
 import { RecordingList } from "./recording-list";
 import type { LiveResume } from "./record-panel";
 import { UploadPanel } from "./upload-panel";
@@ -52,7 +54,11 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const t = await getFixedTFor(language, ["common", "recordings", "transcriptions"]);
   const templateLanguage = toTemplateLanguage(language);
   const tab = url.searchParams.get("tab") === "record" ? ("record" as const) : ("upload" as const);
-  const dialogKey = url.searchParams.get("play") ?? url.searchParams.get("edit") ?? url.searchParams.get("delete");
+  const dialogKey =
+    url.searchParams.get("play") ??
+    url.searchParams.get("edit") ??
+    url.searchParams.get("delete") ??
+    url.searchParams.get("withdraw");
   const [page, dialogRow, templates, live] = await Promise.all([
     loadPage(url, (at) => pageOfReadyRecordings({ ownerId: user.id, ...at })),
     dialogKey ? findNumberedRecording({ ownerId: user.id, key: dialogKey }) : undefined,
@@ -80,6 +86,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const waiting = waitingLabels(t);
   const view = (r: Omit<(typeof page.rows)[number], "total">) => ({
     key: r.storage_key,
+    consent: consentSummary(t, r, (date) => formatDateTime(date, language)),
     name: r.display_name ?? t("audio.recordingNumber", { n: r.number }),
     displayName: r.display_name,
     fileName: r.original_filename,
@@ -122,7 +129,9 @@ export async function loader({ request }: LoaderFunctionArgs) {
       ? ({ kind: "edit" } as const)
       : url.searchParams.has("delete")
         ? ({ kind: "delete" } as const)
-        : null;
+        : url.searchParams.has("withdraw")
+          ? ({ kind: "withdraw" } as const)
+          : null;
   return {
     // The player dialog is the page's island (ADR 0006): only then does it hydrate.
     island: dialog?.kind === "play",
@@ -133,6 +142,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
     liveMode: getConfig().speech.live.mode,
     patientRecords: !getConfig().flags.disableMfiles,
     autoStart: getConfig().flags.autoStartTranscription,
+    consentRequired: getConfig().consentRequired,
     models: modelNotice(t, language),
     recordings: shown,
     pagination,
@@ -153,6 +163,7 @@ const intentCalls = new Map<string, SpecEndpoint>([
   ["remove-tag", "update-file-tags"],
   ["transcribe", "transcribe_v2"],
   ["delete", "delete-all"],
+  ["withdraw-consent", "delete-all"],
   ["reset", "force-cleanup"],
 ]);
 
@@ -190,6 +201,8 @@ export async function action({ request }: ActionFunctionArgs) {
         return await transcribeIntent(user, form, request);
       case "delete":
         return await deleteIntent(user, form, request);
+      case "withdraw-consent":
+        return await withdrawConsentIntent(user, form, request);
       case "reset":
         return await resetIntent(user, form, request);
       default:
@@ -240,6 +253,7 @@ export default function AudioSection() {
         resume={data.resume}
         liveMode={data.liveMode}
         autoStart={data.autoStart}
+        consentRequired={data.consentRequired}
       />
       <RecordingList recordings={data.recordings} pagination={data.pagination} language={data.language} />
       {data.selected && data.dialog?.kind === "play" ? (
@@ -249,6 +263,9 @@ export default function AudioSection() {
         <EditDialog recording={data.selected} error={editError} back={back} />
       ) : null}
       {data.selected && data.dialog?.kind === "delete" ? <DeleteDialog recording={data.selected} back={back} /> : null}
+      {data.selected && data.dialog?.kind === "withdraw" ? (
+        <WithdrawConsentDialog recording={data.selected} back={back} />
+      ) : null}
     </>
   );
 }

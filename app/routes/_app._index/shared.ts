@@ -1,5 +1,7 @@
 export type RecordingView = {
   key: string;
+  /** The patient's consent as a sentence (consentSummary); null: "Einwilligung nicht dokumentiert". */
+  consent: string | null;
   name: string;
   /** The name the user gave, if any ("Recording #n" is only shown). */
   displayName: string | null;

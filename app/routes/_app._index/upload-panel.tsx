@@ -2,6 +2,7 @@ import { Form, Link } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import type { Language } from "~/i18n";
 import { ADDITIONAL_CONTEXT_MAX, ADDITIONAL_CONTEXT_WARN_ABOVE } from "~/models/recording-rules";
+import { ConsentFields } from "./consent-fields";
 import { RecordPanel, type LiveMode, type LiveResume } from "./record-panel";
 import { button, quiet } from "./shared";
 
@@ -16,6 +17,7 @@ export function UploadPanel({
   resume = null,
   liveMode = "relay",
   autoStart = true,
+  consentRequired = false,
 }: {
   tab: "record" | "upload";
   language: Language;
@@ -28,6 +30,8 @@ export function UploadPanel({
   liveMode?: LiveMode;
   /** AUTO_START_TRANSCRIPTION: whether an upload is transcribed without a click. */
   autoStart?: boolean;
+  /** CONSENT_REQUIRED: the patient's consent must be confirmed before audio is accepted. */
+  consentRequired?: boolean;
 }) {
   const { t } = useTranslation("recordings");
   const tabClass = (active: boolean) =>
@@ -49,7 +53,13 @@ export function UploadPanel({
       </nav>
       <div className="rounded-b-lg bg-white p-4">
         {tab === "record" ? (
-          <RecordPanel language={language} templates={templates} resume={resume} mode={liveMode} />
+          <RecordPanel
+            language={language}
+            templates={templates}
+            resume={resume}
+            mode={liveMode}
+            consentRequired={consentRequired}
+          />
         ) : (
           <Form
             method="post"
@@ -142,6 +152,7 @@ export function UploadPanel({
                     ))}
                 </div>
               </fieldset>
+              <ConsentFields required={consentRequired} />
               <fieldset className="text-sm">
                 <legend className="font-medium text-slate-700">{t("audio.mode")}</legend>
                 <label className="mt-1 flex items-center gap-2">

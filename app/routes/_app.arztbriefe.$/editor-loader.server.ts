@@ -1,7 +1,9 @@
 import { json, type LoaderFunctionArgs } from "@remix-run/node";
 import { audit } from "~/services/audit.server";
 import { DomainError } from "~/services/domain-error.server";
-import { getLanguage } from "~/services/i18n.server";
+import { formatDateTime } from "~/i18n";
+import { consentSummary } from "~/models/consent-rules";
+import { getFixedTFor, getLanguage } from "~/services/i18n.server";
 import { getLetter, letterHistory, letterKeyFrom, sectionsFor } from "~/services/letter-editing.server";
 import { getProposal, MAX_INSTRUCTION_CHARS } from "~/services/letter-refinement.server";
 import {
@@ -77,6 +79,7 @@ async function history(user: SessionUser, letter: Letter, compare: string | null
 export async function loadEditor({ request, params }: Args) {
   const user = await requireUser(request);
   const language = await getLanguage(request);
+  const t = await getFixedTFor(language, ["recordings"]);
   const url = new URL(request.url);
   let letter: Letter;
   try {
@@ -128,6 +131,10 @@ export async function loadEditor({ request, params }: Args) {
       name: letter.filename,
       createdAt: letter.erstelltAm,
       version: letter.version,
+      // The patient's consent to the recording it was written from (issue 22); null: not documented.
+      consent:
+        consentSummary(t, letter.consent, (date) => formatDateTime(date, language)) ??
+        ({ missing: t("recordings:consent.notDocumented") } as const),
       // A letter job (a redo) is writing a new version: read-only until it is done.
       busy: letter.status === "processing",
       plain,

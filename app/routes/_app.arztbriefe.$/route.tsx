@@ -87,6 +87,15 @@ export default function LetterEditor() {
         <p className="text-sm text-slate-600">
           {t("editor.meta", { date: formatDateTime(data.createdAt, language), version: data.version })}
         </p>
+        {typeof data.consent === "string" ? (
+          <p className="text-xs text-slate-600" data-consent="documented">
+            {data.consent}
+          </p>
+        ) : (
+          <p className="inline-block rounded bg-amber-100 px-1.5 py-0.5 text-xs text-amber-900" data-consent="missing">
+            {data.consent.missing}
+          </p>
+        )}
         {data.busy ? (
           <p
             role="status"

@@ -1,3 +1,4 @@
+import { readConsent, type Consent } from "~/models/consent-rules";
 import { z } from "zod";
 import { checkAdditionalContext, checkDisplayName, normaliseTags, sanitiseFileName } from "~/models/recording-rules";
 import { transcriptionModes, type TranscriptionMode } from "~/models/schema";
@@ -58,6 +59,8 @@ const payloadSchema = z.object({
       template_id: z.string().trim().max(100).nullish(),
       tags: z.unknown().optional(),
       transcription_mode: z.enum(transcriptionModes).optional(),
+      // The patient's consent (issue 22): { kind, given_by }, read by consent-rules.ts.
+      consent: z.unknown().optional(),
     })
     .nullish(),
   created_via: z.literal("realtime").optional(),
@@ -79,6 +82,8 @@ export type LiveSave = {
   /** The client's name for the recording (job.data_name), only ever shown, never used as a key. */
   dataName: string | null;
   startedAt: string | null;
+  /** The patient's consent the client confirmed; null: none given. */
+  consent: Consent | null;
 };
 
 /** SPEC §3 tags: a JSON string holding one name (or a list), or an array. */
@@ -120,6 +125,8 @@ export function parseLiveSave(input: unknown): LiveSave {
   }
   const mime = data.original_mime_type?.trim().toLowerCase() || null;
   if (mime && !isWellFormedMime(mime)) invalid("recordings:liveSave.invalidMimeType");
+  const consent = readConsent(data.metadata?.consent);
+  if (!consent.ok) invalid(consent.message);
   const job = data.transcript_data.job;
   const dataName = job?.data_name?.trim() ? sanitiseFileName(job.data_name) : null;
   return {
@@ -135,5 +142,6 @@ export function parseLiveSave(input: unknown): LiveSave {
     container: containerForMime(mime),
     dataName,
     startedAt: job?.started_at ?? null,
+    consent: consent.value,
   };
 }

@@ -55,7 +55,12 @@ export function saveSessionRoute(request: Request, id: string) {
         display_name: text(body.display_name),
         language_code: session.language === "de" ? "de-DE" : "en-GB",
         duration: Math.round(seconds),
-        metadata: { template_id: body.template_id, tags: body.tags, transcription_mode: body.transcription_mode },
+        metadata: {
+          template_id: body.template_id,
+          tags: body.tags,
+          transcription_mode: body.transcription_mode,
+          consent: body.consent,
+        },
         created_via: "realtime",
         additional_context: text(body.additional_context),
         original_mime_type: body.audio_copy === true ? text(body.original_mime_type) : undefined,
@@ -68,6 +73,16 @@ export function saveSessionRoute(request: Request, id: string) {
         engine: session.engine === "speechmatics" ? "speechmatics" : "local",
         // A run that could not recognise (models still downloading): the whole recording goes to the batch engine.
         transcribeLater: await transcribedLater(session.id),
+        // Confirmed before the first buffer; a session from before that asks the save's payload.
+        consent:
+          session.consent_kind && session.consent_given_by && session.consent_confirmed_at
+            ? {
+                kind: session.consent_kind,
+                givenBy: session.consent_given_by,
+                confirmedBy: user.id,
+                confirmedAt: session.consent_confirmed_at,
+              }
+            : undefined,
       });
       await updateLiveSession(session.id, { status: "saved" });
       await wake("control", session.id);

@@ -1,3 +1,4 @@
+import type { ConsentRecord } from "~/models/consent-rules";
 import { createHmac } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
@@ -6,6 +7,7 @@ import { insertTranscript } from "~/models/transcript.server";
 import { audit } from "../audit.server";
 import { getConfig } from "../config.server";
 import { getDb } from "../db.server";
+import { confirmConsent } from "../consent.server";
 import { DomainError } from "../domain-error.server";
 import { autoCreateLetter } from "../letters.server";
 import { hitRateLimit } from "../rate-limit.server";
@@ -51,6 +53,8 @@ export type SaveRealtimeArgs = {
    * server's copy of the audio and queued for transcription, as an upload is; its letter follows the transcript.
    */
   transcribeLater?: boolean;
+  /** The consent the live session was started with (confirmed then); otherwise the payload's, confirmed now. */
+  consent?: ConsentRecord | null;
 };
 
 /** transcript_key is null for a recording queued for transcription (`transcribeLater`). */
@@ -97,6 +101,7 @@ export async function saveRealtimeTranscript(args: SaveRealtimeArgs): Promise<Sa
   if (!later && isEmptyResult({ engine, language, audioSeconds: 0, words })) {
     throw new DomainError("invalid", "recordings:liveSave.noContent");
   }
+  const consent = args.consent ?? confirmConsent(userId, { ok: true, value: input.consent });
   if (input.templateId) {
     // Only a template this user can use (a system template or their own), as for uploads.
     await getUserStructure({ userId, templateId: input.templateId, language: input.language }).catch(() => {
@@ -167,6 +172,7 @@ export async function saveRealtimeTranscript(args: SaveRealtimeArgs): Promise<Sa
           originalMimeType: input.originalMimeType ?? CONTAINER_CONTENT_TYPE[input.container],
           audio: audio && { sizeBytes: audio.sizeBytes, durationSeconds: audio.durationSeconds },
           durationSeconds: input.durationSeconds,
+          consent,
         });
         if (!later) {
           await insertTranscript(trx, {

@@ -22,7 +22,9 @@ import {
   updateLiveSession,
   type LiveSessionRow,
 } from "~/models/live-session.server";
+import { readConsent } from "~/models/consent-rules";
 import { getConfig } from "../config.server";
+import { confirmConsent } from "../consent.server";
 import { getVocabulary } from "../speech/vocabulary.server";
 import { MAX_DURATION_SECONDS } from "../recordings.server";
 import { hitRateLimit } from "../rate-limit.server";
@@ -53,12 +55,29 @@ export class LiveProtocolError extends Error {
 const SESSIONS_PER_HOUR = 120;
 const MAX_LIVE_SECONDS = MAX_DURATION_SECONDS;
 
-export async function createLiveSession(args: { userId: string; kind: unknown; language: unknown }) {
+/**
+ * A recording's consent, confirmed before its first buffer (issue 22): refused as a protocol error the recorder
+ * knows (`consent_required`, `consent_invalid`). A dictation records no patient and needs none.
+ */
+function sessionConsent(userId: string, kind: LiveKind, value: unknown) {
+  if (kind === "dictation") return null;
+  const reading = readConsent(value);
+  try {
+    return confirmConsent(userId, reading);
+  } catch {
+    throw reading.ok
+      ? new LiveProtocolError("consent_required", "The patient's consent to the recording must be confirmed first")
+      : new LiveProtocolError("consent_invalid", "consent must be { kind: oral | written, given_by }");
+  }
+}
+
+export async function createLiveSession(args: { userId: string; kind: unknown; language: unknown; consent?: unknown }) {
   const kind: LiveKind | undefined = args.kind === "recording" || args.kind === "dictation" ? args.kind : undefined;
   const language: LiveLanguage | undefined =
     args.language === "de" || args.language === "en" ? args.language : undefined;
   if (!kind) throw new LiveProtocolError("invalid_config", "kind must be recording or dictation");
   if (!language) throw new LiveProtocolError("invalid_language", "language must be de or en");
+  const consent = sessionConsent(args.userId, kind, args.consent);
   const limit = await hitRateLimit({
     bucket: `live:${args.userId}`,
     limit: SESSIONS_PER_HOUR,
@@ -75,7 +94,13 @@ export async function createLiveSession(args: { userId: string; kind: unknown; l
     const direct = { url: speech.speechmatics.realtimeUrl, start };
     return { id: null, mode: "direct" as const, kind, language, engine: speech.live.engine, ...settings, direct };
   }
-  const session = await insertLiveSession({ ownerId: args.userId, kind, language, engine: speech.live.engine });
+  const session = await insertLiveSession({
+    ownerId: args.userId,
+    kind,
+    language,
+    engine: speech.live.engine,
+    consent,
+  });
   return { id: session.id, mode: "relay" as const, kind, language, engine: speech.live.engine, ...settings };
 }
 

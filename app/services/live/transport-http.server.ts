@@ -69,7 +69,12 @@ export function createSessionRoute(request: Request) {
     const user = await requireApiUser(request);
     if (request.method !== "POST") throw new ApiError(405, "Method not allowed");
     const body = await readJsonBody(request);
-    const created = await createLiveSession({ userId: user.id, kind: body.kind, language: body.language });
+    const created = await createLiveSession({
+      userId: user.id,
+      kind: body.kind,
+      language: body.language,
+      consent: body.consent,
+    });
     if (created.id === null) return apiJson(created);
     await audit({
       userId: user.id,

@@ -1,0 +1,23 @@
+import type { Consent, ConsentReading, ConsentRecord } from "~/models/consent-rules";
+import { getConfig } from "./config.server";
+import { DomainError } from "./domain-error.server";
+
+// The server's side of the patient's consent (issue 22): a consent read from a form or the JSON API becomes a record
+// of who confirmed it and when; where the operator requires it (CONSENT_REQUIRED=1), no audio is accepted without.
+
+/**
+ * What to store with a new recording or live session: the consent the user confirmed now, or null when none was
+ * given and none is required. Throws the translated refusal for an unreadable or a missing required consent.
+ */
+export function confirmConsent(userId: string, reading: ConsentReading, at = new Date()): ConsentRecord | null {
+  if (!reading.ok) throw new DomainError("invalid", reading.message);
+  if (!reading.value) {
+    if (getConfig().consentRequired) throw new DomainError("invalid", "recordings:consent.required");
+    return null;
+  }
+  return recordOf(userId, reading.value, at);
+}
+
+export function recordOf(userId: string, consent: Consent, at = new Date()): ConsentRecord {
+  return { ...consent, confirmedBy: userId, confirmedAt: at };
+}
