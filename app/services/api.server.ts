@@ -128,12 +128,57 @@ async function refuseUnscopedToken(request: Request, failure: InsufficientScopeE
   });
 }
 
+/**
+ * The largest JSON body a call reads (README "Limits"): 10 MB, above the longest live transcript a save or a
+ * refinement sends (4 hours of dense speech is about 7 MB). Beyond it a 413 naming the limit (issue 22), decided by
+ * Content-Length before anything is read, or by counting a chunked body's bytes, which stops at the limit: a body
+ * is never held in memory whole to find out it was too large.
+ */
+export const MAX_JSON_BODY_BYTES = 10 * 1024 * 1024;
+const MAX_JSON_BODY_LABEL = "10 MB";
+
+async function jsonBodyTooLarge(request: Request) {
+  const t = await getFixedTFor(detailLanguage(request), ["common"]);
+  return new ApiError(413, t("errors.jsonBodyTooLarge", { limit: MAX_JSON_BODY_LABEL }));
+}
+
+async function readJsonText(request: Request) {
+  const declared = Number(request.headers.get("Content-Length"));
+  if (declared > MAX_JSON_BODY_BYTES) {
+    await request.body?.cancel().catch(() => undefined);
+    throw await jsonBodyTooLarge(request);
+  }
+  const reader = request.body?.getReader();
+  if (!reader) return "";
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > MAX_JSON_BODY_BYTES) {
+      await reader.cancel().catch(() => undefined);
+      throw await jsonBodyTooLarge(request);
+    }
+    chunks.push(value);
+  }
+  // As request.json() decodes: UTF-8, a leading byte order mark dropped.
+  return new TextDecoder().decode(Buffer.concat(chunks));
+}
+
 export async function readJsonBody(request: Request): Promise<Record<string, unknown>> {
   const type = request.headers.get("Content-Type") ?? "";
   if (!type.includes("application/json")) throw new ApiError(415, "Expected a JSON body");
-  const body = await request.json().catch(() => {
+  const text = await readJsonText(request).catch((failure: unknown) => {
+    if (failure instanceof ApiError) throw failure;
     throw new ApiError(400, "Invalid JSON body");
   });
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw new ApiError(400, "Invalid JSON body");
+  }
   if (!body || typeof body !== "object" || Array.isArray(body)) throw new ApiError(400, "Invalid JSON body");
   return body as Record<string, unknown>;
 }
