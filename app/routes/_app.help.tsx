@@ -20,10 +20,23 @@ export const handle: RouteHandle = { i18n: ["common", "help"] };
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data?.title ?? "Skribent" }];
 
+/**
+ * Who besides this server processes what a clinician records or writes, for the engines this installation uses
+ * (docs/intended-use.md § "Sub-processors"): each a translation key of help.json's intendedUse.processors.
+ */
+function processorsInUse() {
+  const { speech, llm } = getConfig();
+  const used = new Set<string>();
+  if (speech.engine === "speechmatics" || speech.live.engine === "speechmatics") used.add("speechmatics");
+  if (speech.engine === "openai") used.add("openaiSpeech");
+  if (llm.engine === "openai") used.add("openaiLlm");
+  return used.size ? [...used] : ["none"];
+}
+
 export async function loader({ request }: LoaderFunctionArgs) {
   await requireUser(request);
   const t = await getFixedTFor(await getLanguage(request), "help");
-  return { supportEmail: getConfig().supportEmail, title: `${t("title")} · Skribent` };
+  return { supportEmail: getConfig().supportEmail, title: `${t("title")} · Skribent`, processors: processorsInUse() };
 }
 
 // The content is driven by translation keys (public/locales/{de,en}/help.json).
@@ -103,10 +116,15 @@ const tips = [
   "review",
 ] as const;
 
-const blocks = ["main", "icons", "features", "tips", "contact"] as const;
+const blocks = ["main", "icons", "features", "tips", "intendedUse", "contact"] as const;
+
+const intendedUse = {
+  for: ["document", "draft", "review"],
+  notFor: ["diagnosis", "therapy", "triage", "chat"],
+} as const;
 
 export default function HelpPage() {
-  const { supportEmail } = useLoaderData<typeof loader>();
+  const { supportEmail, processors } = useLoaderData<typeof loader>();
   const { t } = useTranslation("help");
   const mailto = `mailto:${supportEmail}?subject=${encodeURIComponent(t("contact.subject"))}`;
   return (
@@ -194,6 +212,24 @@ export default function HelpPage() {
 
         <HelpBlock id="tips" title={t("tips.heading")} intro={t("tips.intro")}>
           <BulletList items={tips.map((tip) => t(`tips.${tip}`))} />
+        </HelpBlock>
+
+        <HelpBlock id="intendedUse" title={t("intendedUse.heading")} intro={t("intendedUse.intro")}>
+          <div className="grid gap-4 md:grid-cols-2">
+            <div>
+              <HelpSubheading>{t("intendedUse.forTitle")}</HelpSubheading>
+              <BulletList items={intendedUse.for.map((point) => t(`intendedUse.for.${point}`))} />
+            </div>
+            <div>
+              <HelpSubheading>{t("intendedUse.notForTitle")}</HelpSubheading>
+              <BulletList items={intendedUse.notFor.map((point) => t(`intendedUse.notFor.${point}`))} />
+            </div>
+          </div>
+          <div className="mt-4 border-t border-slate-100 pt-4" data-processors>
+            <HelpSubheading>{t("intendedUse.processorsTitle")}</HelpSubheading>
+            <BulletList items={processors.map((processor) => t(`intendedUse.processors.${processor}`))} />
+            <p className="mt-2 text-xs text-slate-500">{t("intendedUse.mdr")}</p>
+          </div>
         </HelpBlock>
 
         <section
