@@ -1,4 +1,5 @@
-import type { LoaderFunctionArgs } from "@remix-run/node";
+import { redirect, type LoaderFunctionArgs } from "@remix-run/node";
+import { apiErrorResponse } from "~/services/api.server";
 import { audit, clientAddress } from "~/services/audit.server";
 import { getAuthenticator, returnToCookie } from "~/services/auth.server";
 import { getConfig } from "~/services/config.server";
@@ -10,6 +11,26 @@ import { safeRedirect } from "~/services/security.server";
 // verifier in a short-lived cookie); where to return afterwards rides along in
 // another short-lived cookie, checked again on the way back.
 
+/**
+ * Too many sign-in starts from this address (issue 22): a browser is sent to the sign-in page, which says — in the
+ * user's language, without JavaScript — how long to wait and offers the way back here; any other client gets the
+ * JSON API's `{detail}`. Both carry Retry-After.
+ */
+async function tooManyStarts(request: Request, seconds: number, redirectTo: string) {
+  const retryAfter = { "Retry-After": String(seconds) };
+  if (wantsPage(request)) {
+    const query = new URLSearchParams({ tooMany: String(seconds), redirectTo });
+    return redirect(`/login?${query}`, { status: 303, headers: { ...retryAfter, "Cache-Control": "no-store" } });
+  }
+  const t = await getFixedTFor(await getLanguage(request));
+  return apiErrorResponse(429, t("login.tooManyWait", { count: seconds }), retryAfter);
+}
+
+/** A browser's navigation asks for HTML; fetch(), curl and API clients ask for anything or for JSON. */
+function wantsPage(request: Request) {
+  return /\btext\/html\b/i.test(request.headers.get("Accept") ?? "");
+}
+
 export async function loader({ request }: LoaderFunctionArgs) {
   const config = getConfig();
   const limit = await hitRateLimit({
@@ -17,15 +38,11 @@ export async function loader({ request }: LoaderFunctionArgs) {
     limit: config.rateLimits.signInPerMinute,
     windowSeconds: 60,
   });
+  const redirectTo = safeRedirect(new URL(request.url).searchParams.get("redirectTo"));
   if (!limit.allowed) {
     await audit({ userId: null, action: "auth.signin.start", outcome: "denied", request });
-    const t = await getFixedTFor(await getLanguage(request));
-    throw new Response(t("login.tooMany", { seconds: limit.retryAfterSeconds }), {
-      status: 429,
-      headers: { "Retry-After": String(limit.retryAfterSeconds), "Content-Type": "text/plain; charset=utf-8" },
-    });
+    throw await tooManyStarts(request, limit.retryAfterSeconds, redirectTo);
   }
-  const redirectTo = safeRedirect(new URL(request.url).searchParams.get("redirectTo"));
   const authenticator = await getAuthenticator();
   try {
     await authenticator.authenticate("oidc", request);

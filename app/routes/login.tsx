@@ -1,4 +1,4 @@
-import { redirect, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
+import { json, redirect, type HeadersFunction, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { AuthCard, primaryButton, Spinner } from "~/components/ui/auth-card";
@@ -15,24 +15,50 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => {
   return tags;
 };
 
+// The sign-in start's limit counts per minute: a wait named in the address is at most that, whatever it says.
+const MAX_WAIT_SECONDS = 60;
+
+/** `?tooMany=<seconds>`, from /auth/start when this address started too many sign-ins (issue 22). */
+function waitSeconds(url: URL) {
+  const value = url.searchParams.get("tooMany");
+  if (value === null) return null;
+  const seconds = /^\d{1,6}$/.test(value) ? Number(value) : MAX_WAIT_SECONDS;
+  return Math.min(Math.max(seconds, 1), MAX_WAIT_SECONDS);
+}
+
 export async function loader({ request }: LoaderFunctionArgs) {
   const url = new URL(request.url);
   const redirectTo = safeRedirect(url.searchParams.get("redirectTo"));
   if (await getOptionalUser(request)) throw redirect(redirectTo);
   const t = await getFixedTFor(await getLanguage(request));
+  const wait = waitSeconds(url);
   const reason =
-    (["deleted", "signedOut", "expired", "failed", "strength"] as const).find((r) => url.searchParams.has(r)) ?? null;
-  return {
+    wait !== null
+      ? ("tooMany" as const)
+      : ((["deleted", "signedOut", "expired", "failed", "strength"] as const).find((r) => url.searchParams.has(r)) ??
+        null);
+  const data = {
     title: `${t("login.title")} · Skribent`,
     reason,
-    // After sign-out, an expiry or a failure the user decides when to go on.
+    wait,
+    // After sign-out, an expiry, a failure or too many attempts the user decides when to go on.
     autoContinue: reason === null,
     startUrl: `/auth/start?redirectTo=${encodeURIComponent(redirectTo)}`,
   };
+  // Still refused while the wait lasts: the page says so with the status and the header a client reads.
+  if (wait !== null) return json(data, { status: 429, headers: { "Retry-After": String(wait) } });
+  return json(data);
 }
 
+export const headers: HeadersFunction = ({ loaderHeaders }) => {
+  const headers = new Headers();
+  const retryAfter = loaderHeaders.get("Retry-After");
+  if (retryAfter) headers.set("Retry-After", retryAfter);
+  return headers;
+};
+
 export default function Login() {
-  const { reason, autoContinue, startUrl } = useLoaderData<typeof loader>();
+  const { reason, wait, autoContinue, startUrl } = useLoaderData<typeof loader>();
   const { t } = useTranslation();
   if (autoContinue) {
     return (
@@ -48,13 +74,17 @@ export default function Login() {
   }
   return (
     <AuthCard title={t("login.title")}>
-      {reason ? (
+      {reason === "tooMany" ? (
+        <p role="alert" data-login-reason={reason}>
+          {t("login.tooManyWait", { count: wait ?? MAX_WAIT_SECONDS })}
+        </p>
+      ) : reason ? (
         <p role={reason === "failed" || reason === "strength" ? "alert" : "status"} data-login-reason={reason}>
           {t(`login.${reason}`)}
         </p>
       ) : null}
       <a href={startUrl} className={primaryButton}>
-        {t("login.button")}
+        {t(reason === "tooMany" ? "login.tryAgain" : "login.button")}
       </a>
     </AuthCard>
   );
