@@ -153,7 +153,6 @@ async function openSpeechWav(path: string) {
     async close() {
       try {
         await drain();
-        const bytes = samples * 2;
         const header = speechWavHeader(samples * 2);
         await handle.write(header, 0, WAV_HEADER_BYTES, 0);
       } finally {
