@@ -39,6 +39,22 @@ export function formatDateTime(value: Date | string, language: Language) {
   return format.format(date);
 }
 
+const dateFormats = new Map<Language, Intl.DateTimeFormat>();
+
+/** A day without the time (Europe/Berlin): "27.12.2026", "27 Dec 2026". */
+export function formatDate(value: Date | string, language: Language) {
+  const date = typeof value === "string" ? new Date(value) : value;
+  let format = dateFormats.get(language);
+  if (!format) {
+    format = new Intl.DateTimeFormat(language === "de" ? "de-DE" : "en-GB", {
+      timeZone: "Europe/Berlin",
+      dateStyle: "medium",
+    });
+    dateFormats.set(language, format);
+  }
+  return format.format(date);
+}
+
 /** SPEC §7: template and upload languages. en becomes en-GB, everything else de-DE. */
 export function toTemplateLanguage(language: string) {
   return language === "en" ? "en-GB" : "de-DE";

@@ -14,6 +14,7 @@ import * as m0012 from "./0012_live_takeover";
 import * as m0013 from "./0013_list_pages";
 import * as m0014 from "./0014_session_list";
 import * as m0015 from "./0015_recording_consent";
+import * as m0016 from "./0016_letter_release";
 
 // Static imports: kysely's FileMigrationProvider cannot import .ts under plain
 // Node (STACK-NOTES pitfall 5). Append new migrations here, in order.
@@ -33,4 +34,5 @@ export const migrations: Record<string, Migration> = {
   "0013_list_pages": m0013,
   "0014_session_list": m0014,
   "0015_recording_consent": m0015,
+  "0016_letter_release": m0016,
 };

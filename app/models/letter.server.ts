@@ -18,6 +18,7 @@ const letterColumns = [
   "letters.tags",
   "letters.created_at",
   "letters.updated_at",
+  "letters.released_at",
 ] as const;
 
 const recordingColumns = [
@@ -30,6 +31,17 @@ const recordingColumns = [
   "recordings.consent_given_by",
   "recordings.consent_confirmed_at",
 ] as const;
+
+/** The doctor releases the letter's current version (issue 22); answers whether the letter was found. */
+export async function releaseLetter(args: { ownerId: string; letterId: string; at: Date }) {
+  const result = await getDb()
+    .updateTable("letters")
+    .set({ released_at: args.at, released_by: args.ownerId })
+    .where("id", "=", args.letterId)
+    .where("owner_id", "=", args.ownerId)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
 
 export async function findLetterOfRecording(db: Db, args: { ownerId: string; recordingId: string }) {
   return db
@@ -144,6 +156,9 @@ export async function appendVersion(
     .set({
       current_version: args.version,
       updated_at: new Date(),
+      // What was released is no longer the letter: it must be released again.
+      released_at: null,
+      released_by: null,
       ...(args.templateId ? { template_id: args.templateId } : {}),
     })
     .where("id", "=", args.letterId)

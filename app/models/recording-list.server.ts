@@ -48,7 +48,12 @@ function readyRecordings(db: Kysely<Database>, ownerId: string) {
     )
     .where("recordings.owner_id", "=", ownerId)
     .selectAll("recordings")
-    .select(["letters.storage_key as letter_key", "numbers.number", "numbers.total"]);
+    .select([
+      "letters.storage_key as letter_key",
+      "letters.released_at as letter_released_at",
+      "numbers.number",
+      "numbers.total",
+    ]);
 }
 
 /** SPEC §2 Audio section: a page of the owner's ready recordings, newest first. */

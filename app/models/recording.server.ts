@@ -164,9 +164,8 @@ export async function listAudioPastRetention({ before }: { before: Date }) {
       join.onRef("letters.recording_id", "=", "recordings.id").onRef("letters.owner_id", "=", "recordings.owner_id"),
     )
     .where("recordings.upload_status", "=", "ready")
-    .where("recordings.medical_letter_status", "=", "completed")
     .where("recordings.audio_deleted_at", "is", null)
-    .where("letters.updated_at", "<", before)
+    .where("letters.released_at", "<", before)
     .select(["recordings.id", "recordings.owner_id", "recordings.storage_key", "recordings.created_via"])
     .execute();
 }

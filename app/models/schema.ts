@@ -149,6 +149,9 @@ export interface LettersTable {
   tags: ColumnType<string[], string | undefined, string>;
   created_at: CreatedAt;
   updated_at: Timestamp;
+  /** Migration 0016: the doctor released the current version ("Freigegeben"); a new version clears it. */
+  released_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  released_by: string | null;
 }
 
 export type LetterVersionKind = "generated" | "edited" | "refined" | "restored" | "redo";

@@ -51,10 +51,10 @@ export const workspaceEnvShape = {
     .max(24 * 90)
     .default(24),
   /**
-   * Audio is deleted this many days after its letter was last changed, once the letter is completed (transcript
-   * and letter stay). Unset: audio is kept until the recording is deleted.
+   * Audio is deleted this many days after the doctor released its letter ("Freigegeben", issue 22); transcript and
+   * letter stay. 0: audio is kept until the recording is deleted.
    */
-  AUDIO_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).optional(),
+  AUDIO_RETENTION_DAYS: z.coerce.number().int().min(0).max(3650).default(30),
   /**
    * Audit rows (who, what, outcome, client address) are deleted this many days after they were written. Unset: kept
    * for good — the operator's record-keeping duties decide (docs/data-protection.md § 3).
@@ -78,7 +78,7 @@ export function workspaceConfig(env: Env) {
       claim: env.OIDC_ORG_CLAIM,
     },
     chat: { retentionMs: env.CHAT_RETENTION_HOURS * 3_600_000 },
-    audioRetentionMs: env.AUDIO_RETENTION_DAYS ? env.AUDIO_RETENTION_DAYS * 86_400_000 : null,
+    audioRetentionMs: env.AUDIO_RETENTION_DAYS > 0 ? env.AUDIO_RETENTION_DAYS * 86_400_000 : null,
     auditRetentionMs: env.AUDIT_RETENTION_DAYS ? env.AUDIT_RETENTION_DAYS * 86_400_000 : null,
     prices: {
       speechPerMinuteUsd: env.PRICE_SPEECH_PER_MINUTE_USD,

@@ -84,6 +84,9 @@ export async function getLetter({ userId, key }: { userId: string; key: unknown 
     transcript_key: row.transcript_key,
     metadata: metadataOf(row),
     content: row.content,
+    id: row.id,
+    /** When the doctor released the current version ("Freigegeben"); null: not released. */
+    releasedAt: row.released_at,
     consent: {
       consent_kind: row.consent_kind,
       consent_given_by: row.consent_given_by,

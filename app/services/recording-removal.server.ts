@@ -94,10 +94,17 @@ export async function deleteStaleUploads(now = new Date()) {
   return { slots: slots.length, contextPdfs: pdfs.length };
 }
 
+/** When the sweep deletes the audio of a recording whose letter was released then; null when audio is kept. */
+export function audioDeletionDate(releasedAt: Date): Date | null {
+  const retentionMs = getConfig().audioRetentionMs;
+  return retentionMs === null ? null : new Date(releasedAt.getTime() + retentionMs);
+}
+
 /**
- * Audio retention (AUDIO_RETENTION_DAYS; issue 9): once a recording's letter is completed and has not changed for
- * the configured period, its audio goes — objects first, then the mark — and the transcript and letter stay.
- * Audited without content. Nothing happens when no period is configured.
+ * Audio retention (AUDIO_RETENTION_DAYS, default 30; issues 9 and 22): the configured period after the doctor
+ * released a recording's letter ("Freigegeben"), its audio goes — objects first, then the mark — and the transcript
+ * and letter stay. Audited without content, one row per recording and one with the sweep's count. Nothing happens
+ * with a period of 0.
  */
 export async function deleteAudioPastRetention(now = new Date()) {
   const retentionMs = getConfig().audioRetentionMs;
@@ -116,5 +123,14 @@ export async function deleteAudioPastRetention(now = new Date()) {
       outcome: "success",
     });
   }
+  // What the admin's audit view shows of the sweep: how many, never which content.
+  if (due.length > 0)
+    await audit({
+      userId: null,
+      action: "retention.sweep",
+      entityType: "recording",
+      entityId: `audio:${due.length}`,
+      outcome: "success",
+    });
   return { audio: due.length };
 }

@@ -48,6 +48,7 @@ export const toastKeys = [
   "transcriptions:toast.started",
   "transcriptions:toast.deleted",
   "letters:toast.deleted",
+  "letters:toast.released",
   "letters:toast.creating",
   "letters:toast.exists",
   "letters:toast.createFailed",

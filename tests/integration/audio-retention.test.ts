@@ -5,18 +5,21 @@ import { loader as transcriptLoader } from "~/routes/api.transcript_v2.$";
 import { getConfig, setConfig } from "~/services/config.server";
 import { getDb } from "~/services/db.server";
 import { runExpireSessions } from "~/services/jobs.server";
+import * as editorRoute from "~/routes/_app.arztbriefe.$/route";
+import { serve } from "../support/remix-document";
 import { getStorage } from "~/services/storage.server";
 import { recordingWithLetter } from "../support/access-matrix-fixture";
 import { APP_URL, callRoute, request, setupTestApp, signedInUser } from "../setup/app";
 
-// Audio retention (issue 9 "Data lifecycle", AUDIO_RETENTION_DAYS): once a recording's letter is completed and has
-// not changed for the period, the maintenance job deletes its audio; the transcript and the letter stay, and the
-// clinician is told plainly why the recording no longer plays. Without a period nothing is deleted.
+// Audio retention (issues 9 and 22, AUDIO_RETENTION_DAYS, default 30): the period after the doctor released a
+// recording's letter ("Freigegeben"), the maintenance job deletes its audio; the transcript and the letter stay, and
+// the clinician is told plainly why the recording no longer plays — and beforehand, when it will go. A letter never
+// released keeps its audio however old; a period of 0 keeps every recording's audio.
 setupTestApp();
 
 const DAY = 86_400_000;
 
-async function recordingAged(email: string, letterAgeDays: number) {
+async function recordingAged(email: string, releasedDaysAgo: number | null) {
   const { user, cookie } = await signedInUser({ email });
   const seeded = await recordingWithLetter(user.id, {
     fileName: "Visite.wav",
@@ -27,7 +30,10 @@ async function recordingAged(email: string, letterAgeDays: number) {
   await getStorage().put({ key: seeded.sourceKey, body: Buffer.from("RIFF"), contentType: "audio/wav" });
   await getDb()
     .updateTable("letters")
-    .set({ updated_at: new Date(Date.now() - letterAgeDays * DAY) })
+    .set({
+      updated_at: new Date(Date.now() - 4000 * DAY),
+      released_at: releasedDaysAgo === null ? null : new Date(Date.now() - releasedDaysAgo * DAY),
+    })
     .where("id", "=", seeded.letterId)
     .execute();
   return { user, cookie, ...seeded };
@@ -42,16 +48,25 @@ const json = (cookie: string, body: unknown) =>
   });
 
 describe("audio retention", () => {
-  it("deletes the audio of letters finished longer ago than the period, and keeps transcript and letter", async () => {
+  it("deletes the audio of letters released longer ago than the period, and keeps transcript and letter", async () => {
     const config = getConfig();
-    setConfig({ ...config, audioRetentionMs: 30 * DAY });
+    expect(config.audioRetentionMs).toBe(30 * DAY);
     try {
       const old = await recordingAged("alt@praxis.example", 31);
       const recent = await recordingAged("neu@praxis.example", 29);
+      const unreleased = await recordingAged("offen@praxis.example", null);
 
       expect((await runExpireSessions()).retention).toEqual({ audio: 1 });
       expect(await getStorage().head(old.sourceKey)).toBeNull();
       expect(await getStorage().head(recent.sourceKey)).not.toBeNull();
+      expect(await getStorage().head(unreleased.sourceKey)).not.toBeNull();
+      // The admin's audit view: what the sweep deleted, as a count.
+      const sweep = await getDb()
+        .selectFrom("audit_events")
+        .select(["entity_id"])
+        .where("action", "=", "retention.sweep")
+        .execute();
+      expect(sweep).toEqual([{ entity_id: "audio:1" }]);
       // Idempotent: the next run finds nothing more.
       expect((await runExpireSessions()).retention).toEqual({ audio: 0 });
 
@@ -90,10 +105,62 @@ describe("audio retention", () => {
     }
   });
 
-  it("keeps every recording's audio when no period is configured", async () => {
-    const kept = await recordingAged("ohne-frist@praxis.example", 4000);
-    expect(getConfig().audioRetentionMs).toBeNull();
-    expect((await runExpireSessions()).retention).toEqual({ audio: 0 });
-    expect(await getStorage().head(kept.sourceKey)).not.toBeNull();
+  it("keeps every recording's audio with a period of 0", async () => {
+    const config = getConfig();
+    setConfig({ ...config, audioRetentionMs: null });
+    try {
+      const kept = await recordingAged("ohne-frist@praxis.example", 4000);
+      expect((await runExpireSessions()).retention).toEqual({ audio: 0 });
+      expect(await getStorage().head(kept.sourceKey)).not.toBeNull();
+    } finally {
+      setConfig(config);
+    }
+  });
+
+  it("is started by the doctor's release, shown with its date, and undone by a new version", async () => {
+    const seeded = await recordingAged("freigabe@praxis.example", null);
+    const editor = `/arztbriefe/${seeded.letterParam}`;
+    const page = async (path: string) => (await serve(request(path, { cookie: seeded.cookie }))).text();
+    expect(await page(editor)).toContain("data-release-form");
+    const released = await callRoute(
+      editorRoute.action,
+      request(editor, {
+        method: "POST",
+        cookie: seeded.cookie,
+        headers: { "Sec-Fetch-Site": "same-origin" },
+        body: new URLSearchParams({ intent: "release" }),
+      }),
+      { "*": seeded.letterParam },
+    );
+    expect(released.status).toBe(302);
+    const on = new Intl.DateTimeFormat("de-DE", { timeZone: "Europe/Berlin", dateStyle: "medium" }).format(
+      new Date(Date.now() + 30 * DAY),
+    );
+    expect(await page(editor)).toMatch(
+      new RegExp(`data-released[^>]*>Freigegeben am [^<]*· Audio wird am ${on} gelöscht`),
+    );
+    expect(await page("/")).toContain(`Audio wird am ${on} gelöscht`);
+
+    // Edited afterwards: what was released is no longer the letter, and nothing is scheduled.
+    const saved = await callRoute(
+      editorRoute.action,
+      request(editor, {
+        method: "POST",
+        cookie: seeded.cookie,
+        headers: { "Sec-Fetch-Site": "same-origin" },
+        body: new URLSearchParams([
+          ["intent", "save"],
+          ["base_version", "1"],
+          ["title", "Anamnese"],
+          ["text", "Husten seit vier Tagen."],
+          ["title", "Befund"],
+          ["text", "Unauffällig."],
+        ]),
+      }),
+      { "*": seeded.letterParam },
+    );
+    expect(saved.status).toBe(302);
+    expect(await page("/")).not.toContain("Audio wird am");
+    expect(await page(editor)).toContain("data-release-form");
   });
 });

@@ -201,6 +201,11 @@ function Status({ recording, labels }: { recording: RecordingView; labels: RowLa
           {labels.letter(recording.letterStatus)}
         </span>
       ) : null}
+      {recording.audioDeletedOn ? (
+        <span className="block text-xs text-slate-500" data-audio-deleted-on>
+          {recording.audioDeletedOn}
+        </span>
+      ) : null}
     </span>
   );
 }

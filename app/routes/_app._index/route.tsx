@@ -4,7 +4,7 @@ import { useTranslation } from "react-i18next";
 import { Dismissible } from "~/components/shell/dismissible";
 import type { RouteHandle } from "~/components/page-scripts";
 import { SectionHeader } from "~/components/ui/section";
-import { formatDateTime, toTemplateLanguage } from "~/i18n";
+import { formatDate, formatDateTime, toTemplateLanguage } from "~/i18n";
 import { consentSummary } from "~/models/consent-rules";
 import { findRecordingByKey } from "~/models/recording.server";
 import { findNumberedRecording, pageOfReadyRecordings } from "~/models/recording-list.server";
@@ -17,6 +17,7 @@ import { getFixedTFor, getLanguage } from "~/services/i18n.server";
 import { findResumableLiveSession } from "~/services/live/sessions.server";
 import { modelNotice, waitingLabels } from "~/services/model-store/model-notice.server";
 import { getPlaybackUrl } from "~/services/recording-playback.server";
+import { audioDeletionDate } from "~/services/recording-removal.server";
 import { requireUser } from "~/services/session.server";
 import { setToast } from "~/services/toast.server";
 import { listUserTemplates } from "~/services/templates.server";
@@ -96,6 +97,11 @@ export async function loader({ request }: LoaderFunctionArgs) {
     canReset: !r.audio_deleted_at && (Boolean(r.transcript_key) || r.medical_letter_status !== "pending"),
     canTranscribe: !r.audio_deleted_at && (r.transcription_status === "pending" || r.transcription_status === "failed"),
     audioDeleted: Boolean(r.audio_deleted_at),
+    // Its letter is released: the sweep deletes the audio then (issue 22).
+    audioDeletedOn: (() => {
+      const on = r.letter_released_at && !r.audio_deleted_at ? audioDeletionDate(r.letter_released_at) : null;
+      return on ? t("audio.audioDeletedOn", { date: formatDate(on, language) }) : null;
+    })(),
     failure: r.transcription_status === "failed" ? t(failures.get(r.id) ?? "transcriptions:errors.failed") : null,
     waiting:
       r.transcription_status === "processing"

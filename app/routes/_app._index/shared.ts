@@ -2,6 +2,8 @@ export type RecordingView = {
   key: string;
   /** The patient's consent as a sentence (consentSummary); null: "Einwilligung nicht dokumentiert". */
   consent: string | null;
+  /** "Audio wird am 27.12.2026 gelöscht": its letter is released and audio retention is on. */
+  audioDeletedOn: string | null;
   name: string;
   /** The name the user gave, if any ("Recording #n" is only shown). */
   displayName: string | null;

@@ -1,3 +1,4 @@
+import { releaseLetter } from "~/models/letter.server";
 import { json, redirect, type ActionFunctionArgs } from "@remix-run/node";
 import { audit } from "~/services/audit.server";
 import { DomainError } from "~/services/domain-error.server";
@@ -206,6 +207,24 @@ function decide(accept: boolean): Intent {
     }
   };
 }
+
+/**
+ * "Freigeben" (issue 22): the doctor marks the current version final. From then on Skribent no longer needs the
+ * recording's audio, which the retention sweep deletes AUDIO_RETENTION_DAYS later; a new version undoes the release.
+ */
+intents.set("release", async ({ user, key, letter, request }) => {
+  const entry = { userId: user.id, action: "letter.release", entityType: "letter", entityId: key, request };
+  try {
+    requireIdle(letter);
+    if (letter.status !== "completed") throw new DomainError("invalid", "letters:errors.notReleasable");
+    await releaseLetter({ ownerId: user.id, letterId: letter.id, at: new Date() });
+    await audit({ ...entry, outcome: "success" });
+    return done(editorUrl(key), { type: "success", key: "letters:toast.released" });
+  } catch (error) {
+    await audit({ ...entry, outcome: "failure" });
+    return fail({ form: "save", error: await messageOf(request, error) }, httpStatus(error));
+  }
+});
 
 const intentCalls = new Map<string, SpecEndpoint>([
   ["save", "arztbrief"],

@@ -4,6 +4,7 @@ import { DomainError } from "~/services/domain-error.server";
 import { formatDateTime } from "~/i18n";
 import { consentSummary } from "~/models/consent-rules";
 import { getFixedTFor, getLanguage } from "~/services/i18n.server";
+import { audioDeletionDate } from "~/services/recording-removal.server";
 import { getLetter, letterHistory, letterKeyFrom, sectionsFor } from "~/services/letter-editing.server";
 import { getProposal, MAX_INSTRUCTION_CHARS } from "~/services/letter-refinement.server";
 import {
@@ -131,6 +132,14 @@ export async function loadEditor({ request, params }: Args) {
       name: letter.filename,
       createdAt: letter.erstelltAm,
       version: letter.version,
+      // Released ("Freigegeben", issue 22): when, and when the sweep deletes the recording's audio.
+      release: letter.releasedAt
+        ? {
+            at: letter.releasedAt.toISOString(),
+            audioDeletedOn: audioDeletionDate(letter.releasedAt)?.toISOString() ?? null,
+          }
+        : null,
+      canRelease: letter.status === "completed",
       // The patient's consent to the recording it was written from (issue 22); null: not documented.
       consent:
         consentSummary(t, letter.consent, (date) => formatDateTime(date, language)) ??

@@ -1,11 +1,11 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { Link, useActionData, useLoaderData, useRouteLoaderData } from "@remix-run/react";
+import { Form, Link, useActionData, useLoaderData, useRouteLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import type { RouteHandle } from "~/components/page-scripts";
 import { ToastMessage } from "~/components/shell/toast";
 import { quiet } from "~/components/ui/buttons";
 import { Modal } from "~/components/ui/modal";
-import { formatDateTime, type Language } from "~/i18n";
+import { formatDate, formatDateTime, type Language } from "~/i18n";
 import type { loader as workspaceLoader } from "~/routes/_app";
 import { editorAction } from "./editor-action.server";
 import { loadEditor } from "./editor-loader.server";
@@ -87,6 +87,26 @@ export default function LetterEditor() {
         <p className="text-sm text-slate-600">
           {t("editor.meta", { date: formatDateTime(data.createdAt, language), version: data.version })}
         </p>
+        {data.release ? (
+          <p className="text-sm text-emerald-800" data-released>
+            {[
+              t("editor.released", { date: formatDateTime(data.release.at, language) }),
+              data.release.audioDeletedOn
+                ? t("editor.audioDeletedOn", { date: formatDate(data.release.audioDeletedOn, language) })
+                : null,
+            ]
+              .filter(Boolean)
+              .join(" · ")}
+          </p>
+        ) : data.canRelease && !data.busy ? (
+          <Form method="post" className="flex flex-wrap items-center gap-3" data-release-form>
+            <input type="hidden" name="intent" value="release" />
+            <button type="submit" className={quiet} data-action="release">
+              {t("editor.release")}
+            </button>
+            <span className="text-xs text-slate-500">{t("editor.releaseHelp")}</span>
+          </Form>
+        ) : null}
         {typeof data.consent === "string" ? (
           <p className="text-xs text-slate-600" data-consent="documented">
             {data.consent}
