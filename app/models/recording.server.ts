@@ -170,6 +170,20 @@ export async function listAudioPastRetention({ before }: { before: Date }) {
     .execute();
 }
 
+/** Maintenance across owners: recordings whose letter was released before `before`, with what is left of them. */
+export async function listReleasedBefore({ before, withTranscript }: { before: Date; withTranscript?: boolean }) {
+  let query = getDb()
+    .selectFrom("recordings")
+    .innerJoin("letters", (join) =>
+      join.onRef("letters.recording_id", "=", "recordings.id").onRef("letters.owner_id", "=", "recordings.owner_id"),
+    )
+    .where("letters.released_at", "<", before);
+  if (withTranscript) query = query.where("recordings.transcript_key", "is not", null);
+  return query
+    .select(["recordings.id", "recordings.owner_id", "recordings.storage_key", "recordings.transcript_key"])
+    .execute();
+}
+
 export async function markAudioDeleted(args: { ownerId: string; id: string; at: Date }) {
   await getDb()
     .updateTable("recordings")

@@ -55,6 +55,10 @@ export const workspaceEnvShape = {
    * letter stay. 0: audio is kept until the recording is deleted.
    */
   AUDIO_RETENTION_DAYS: z.coerce.number().int().min(0).max(3650).default(30),
+  /** The transcript goes this many days after its letter was released (0: kept). */
+  TRANSCRIPT_RETENTION_DAYS: z.coerce.number().int().min(0).max(36500).default(0),
+  /** The letter — and with it whatever of its recording is left — goes this many days after release (0: kept). */
+  LETTER_RETENTION_DAYS: z.coerce.number().int().min(0).max(36500).default(0),
   /**
    * Audit rows (who, what, outcome, client address) are deleted this many days after they were written. Unset: kept
    * for good — the operator's record-keeping duties decide (docs/data-protection.md § 3).
@@ -79,6 +83,8 @@ export function workspaceConfig(env: Env) {
     },
     chat: { retentionMs: env.CHAT_RETENTION_HOURS * 3_600_000 },
     audioRetentionMs: env.AUDIO_RETENTION_DAYS > 0 ? env.AUDIO_RETENTION_DAYS * 86_400_000 : null,
+    transcriptRetentionMs: env.TRANSCRIPT_RETENTION_DAYS > 0 ? env.TRANSCRIPT_RETENTION_DAYS * 86_400_000 : null,
+    letterRetentionMs: env.LETTER_RETENTION_DAYS > 0 ? env.LETTER_RETENTION_DAYS * 86_400_000 : null,
     auditRetentionMs: env.AUDIT_RETENTION_DAYS ? env.AUDIT_RETENTION_DAYS * 86_400_000 : null,
     prices: {
       speechPerMinuteUsd: env.PRICE_SPEECH_PER_MINUTE_USD,

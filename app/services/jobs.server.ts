@@ -7,7 +7,7 @@ import { getConfig } from "./config.server";
 import { getDatabase, upkeepEmbeddedDatabase } from "./db.server";
 import { deleteExpiredPendingPosts } from "./pending-post.server";
 import { pruneRateLimits } from "./rate-limit.server";
-import { deleteAudioPastRetention, deleteStaleUploads } from "./recording-removal.server";
+import { deletePastRetention, deleteStaleUploads } from "./recording-removal.server";
 import { runLetterJob, sweepLetterJobs } from "./letter-job.server";
 import { LETTER_QUEUE } from "./letters.server";
 import { sweepAccountPurges } from "./account-deletion.server";
@@ -167,7 +167,7 @@ export async function runExpireSessions(now = new Date()) {
   const pendingPosts = await deleteExpiredPendingPosts(now);
   const rateLimitWindows = await pruneRateLimits({ before: new Date(now.getTime() - 24 * 3_600_000) });
   const uploads = await deleteStaleUploads(now);
-  const retention = await deleteAudioPastRetention(now);
+  const retention = await deletePastRetention(now);
   const auditTrail = await deleteAuditPastRetention(now);
   return { sessions, pendingPosts, rateLimitWindows, uploads, retention, auditTrail };
 }

@@ -2,6 +2,7 @@ import {
   deleteLettersOfRecording,
   deleteRecordingRow,
   listAudioPastRetention,
+  listReleasedBefore,
   listStaleUploadSlots,
   markAudioDeleted,
   updateRecording,
@@ -123,14 +124,64 @@ export async function deleteAudioPastRetention(now = new Date()) {
       outcome: "success",
     });
   }
-  // What the admin's audit view shows of the sweep: how many, never which content.
-  if (due.length > 0)
+  return { audio: due.length };
+}
+
+/**
+ * Transcript and letter retention (TRANSCRIPT_RETENTION_DAYS, LETTER_RETENTION_DAYS; default kept; issue 22), both
+ * counted from the letter's release. A transcript past its period goes as delete-transcript removes it; a letter past
+ * its period takes its whole recording with it (audio and transcript too, whatever their own periods), since the
+ * release it was counted from goes with the letter.
+ */
+async function deleteTextsPastRetention(now: Date) {
+  const { transcriptRetentionMs, letterRetentionMs } = getConfig();
+  let letters = 0;
+  if (letterRetentionMs !== null) {
+    for (const recording of await listReleasedBefore({ before: new Date(now.getTime() - letterRetentionMs) })) {
+      await deleteAll({ userId: recording.owner_id, key: recording.storage_key });
+      await audit({
+        userId: recording.owner_id,
+        action: "recording.letter-retention",
+        entityType: "recording",
+        entityId: recording.id,
+        outcome: "success",
+      });
+      letters += 1;
+    }
+  }
+  let transcripts = 0;
+  if (transcriptRetentionMs !== null) {
+    const before = new Date(now.getTime() - transcriptRetentionMs);
+    for (const recording of await listReleasedBefore({ before, withTranscript: true })) {
+      await removeTranscription({ userId: recording.owner_id, recordingId: recording.id });
+      await audit({
+        userId: recording.owner_id,
+        action: "recording.transcript-retention",
+        entityType: "recording",
+        entityId: recording.id,
+        outcome: "success",
+      });
+      transcripts += 1;
+    }
+  }
+  return { transcripts, letters };
+}
+
+/**
+ * The retention sweep: audio, transcripts and letters past their periods. The admin's audit view gets one row saying
+ * how many of each went — counts, never content.
+ */
+export async function deletePastRetention(now = new Date()) {
+  const { letters, transcripts } = await deleteTextsPastRetention(now);
+  const { audio } = await deleteAudioPastRetention(now);
+  const counts = { audio, transcripts, letters };
+  if (audio + transcripts + letters > 0)
     await audit({
       userId: null,
       action: "retention.sweep",
       entityType: "recording",
-      entityId: `audio:${due.length}`,
+      entityId: `audio:${audio} transcripts:${transcripts} letters:${letters}`,
       outcome: "success",
     });
-  return { audio: due.length };
+  return counts;
 }

@@ -56,7 +56,7 @@ describe("audio retention", () => {
       const recent = await recordingAged("neu@praxis.example", 29);
       const unreleased = await recordingAged("offen@praxis.example", null);
 
-      expect((await runExpireSessions()).retention).toEqual({ audio: 1 });
+      expect((await runExpireSessions()).retention).toEqual({ audio: 1, transcripts: 0, letters: 0 });
       expect(await getStorage().head(old.sourceKey)).toBeNull();
       expect(await getStorage().head(recent.sourceKey)).not.toBeNull();
       expect(await getStorage().head(unreleased.sourceKey)).not.toBeNull();
@@ -66,9 +66,9 @@ describe("audio retention", () => {
         .select(["entity_id"])
         .where("action", "=", "retention.sweep")
         .execute();
-      expect(sweep).toEqual([{ entity_id: "audio:1" }]);
+      expect(sweep).toEqual([{ entity_id: "audio:1 transcripts:0 letters:0" }]);
       // Idempotent: the next run finds nothing more.
-      expect((await runExpireSessions()).retention).toEqual({ audio: 0 });
+      expect((await runExpireSessions()).retention).toEqual({ audio: 0, transcripts: 0, letters: 0 });
 
       // Playing says why, in the clinician's words; the transcript still opens.
       const play = await callRoute(
@@ -110,8 +110,41 @@ describe("audio retention", () => {
     setConfig({ ...config, audioRetentionMs: null });
     try {
       const kept = await recordingAged("ohne-frist@praxis.example", 4000);
-      expect((await runExpireSessions()).retention).toEqual({ audio: 0 });
+      expect((await runExpireSessions()).retention).toEqual({ audio: 0, transcripts: 0, letters: 0 });
       expect(await getStorage().head(kept.sourceKey)).not.toBeNull();
+    } finally {
+      setConfig(config);
+    }
+  });
+
+  it("deletes transcripts and letters after their own periods from the release, when the operator sets them", async () => {
+    const config = getConfig();
+    setConfig({ ...config, transcriptRetentionMs: 60 * DAY, letterRetentionMs: 365 * DAY });
+    try {
+      // Only this test's recordings count: the earlier tests' letters are no longer released.
+      await getDb().updateTable("letters").set({ released_at: null }).execute();
+      const young = await recordingAged("jung@praxis.example", 10);
+      const older = await recordingAged("aelter@praxis.example", 61);
+      const oldest = await recordingAged("uralt@praxis.example", 400);
+      // The oldest goes whole with its letter; of the others only the 61-day-old one is past the audio period.
+      expect((await runExpireSessions()).retention).toEqual({ audio: 1, transcripts: 1, letters: 1 });
+      const left = async (id: string) =>
+        getDb()
+          .selectFrom("recordings")
+          .leftJoin("letters", "letters.recording_id", "recordings.id")
+          .where("recordings.id", "=", id)
+          .select(["recordings.transcript_key", "recordings.audio_deleted_at", "letters.id as letter_id"])
+          .executeTakeFirst();
+      // Ten days after release: everything is still there (audio goes at 30).
+      expect(await left(young.recordingId)).toMatchObject({
+        transcript_key: young.transcriptKey,
+        audio_deleted_at: null,
+      });
+      // Past 60 days: the transcript and the audio are gone, the letter stays.
+      expect(await left(older.recordingId)).toMatchObject({ transcript_key: null, letter_id: older.letterId });
+      expect(await getStorage().head(older.transcriptKey)).toBeNull();
+      // Past a year: the letter went, and the whole recording with it.
+      expect(await left(oldest.recordingId)).toBeUndefined();
     } finally {
       setConfig(config);
     }
