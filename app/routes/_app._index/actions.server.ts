@@ -203,23 +203,11 @@ export async function tagIntent(user: SessionUser, form: FormData, request: Requ
   return done("recordings:audio.tagsSaved", `/?edit=${encodeURIComponent(key)}`);
 }
 
-export async function deleteIntent(user: SessionUser, form: FormData, request: Request) {
-  const key = String(form.get("key") ?? "");
-  try {
-    await deleteAll({ userId: user.id, key });
-  } catch (error) {
-    if (isServiceUnavailable(error)) return failure(request, error);
-    throw error;
-  }
-  await succeeded(user, "recording.delete", key, request);
-  return done("recordings:audio.deleted");
-}
-
 /**
- * The patient withdrew the consent to the recording (issue 22): its audio, transcript and letter go, exactly as a
- * deletion, and the audit log says why (no content).
+ * Deletes the recording with its transcript and letter. `withdraw`: the patient withdrew the consent to the
+ * recording (issue 22) — the same deletion, and the audit log says why (no content).
  */
-export async function withdrawConsentIntent(user: SessionUser, form: FormData, request: Request) {
+export async function deleteIntent(user: SessionUser, form: FormData, request: Request, withdraw = false) {
   const key = String(form.get("key") ?? "");
   try {
     await deleteAll({ userId: user.id, key });
@@ -227,8 +215,8 @@ export async function withdrawConsentIntent(user: SessionUser, form: FormData, r
     if (isServiceUnavailable(error)) return failure(request, error);
     throw error;
   }
-  await succeeded(user, "recording.consent-withdrawn", key, request);
-  return done("recordings:consent.withdrawn");
+  await succeeded(user, withdraw ? "recording.consent-withdrawn" : "recording.delete", key, request);
+  return done(withdraw ? "recordings:consent.withdrawn" : "recordings:audio.deleted");
 }
 
 export async function resetIntent(user: SessionUser, form: FormData, request: Request) {

@@ -25,7 +25,6 @@ import { meterCall, type SpecEndpoint } from "~/services/usage.server";
 import {
   afterUpload,
   deleteIntent,
-  withdrawConsentIntent,
   renameIntent,
   resetIntent,
   tagIntent,
@@ -208,7 +207,7 @@ export async function action({ request }: ActionFunctionArgs) {
       case "delete":
         return await deleteIntent(user, form, request);
       case "withdraw-consent":
-        return await withdrawConsentIntent(user, form, request);
+        return await deleteIntent(user, form, request, true);
       case "reset":
         return await resetIntent(user, form, request);
       default:
