@@ -21,6 +21,7 @@ import { getStorage } from "~/services/storage.server";
 import { runTranscriptionJob } from "~/services/transcription-job.server";
 import { makeTempDir, removeTempDir } from "../support/audio-fixtures";
 import { speechBuffers } from "../support/live-client";
+import { narrowPathToNode } from "../support/node-only-path";
 import { startModelMirror, type ModelMirror } from "../support/model-mirror";
 import { readEvents } from "../support/live-client";
 import { callRoute, request, setupTestApp, signedInUser } from "../setup/app";
@@ -47,7 +48,7 @@ setupTestApp({
 let mirror: ModelMirror;
 let dir: string;
 let speech: Buffer[];
-let savedPath: string | undefined;
+let restorePath = () => {};
 const heard: Array<{ bytes: number; seconds: number }> = [];
 
 const START = {
@@ -62,15 +63,11 @@ beforeAll(async () => {
   mirror = await startModelMirror();
   mirror.serve("silero_vad.onnx", path.join(SHARED, "silero_vad.onnx"));
   mirror.serve("for-tests-ggml-tiny.bin", path.join(SHARED, "for-tests-ggml-tiny.bin"));
-  // From here on the process finds node and nothing else: no ffmpeg to encode the server's copy.
-  const bin = path.join(dir, "bin");
-  fs.mkdirSync(bin);
-  fs.symlinkSync(process.execPath, path.join(bin, "node"));
-  savedPath = process.env.PATH;
-  process.env.PATH = bin;
+  // No ffmpeg to encode the server's copy.
+  restorePath = narrowPathToNode(dir);
 }, 60_000);
 afterAll(async () => {
-  process.env.PATH = savedPath;
+  restorePath();
   setSpeechEngine(undefined);
   await closeAllRuns();
   await stopBus();

@@ -13,6 +13,7 @@ import { runTranscriptionJob } from "~/services/transcription-job.server";
 import { requestTranscription } from "~/services/transcription.server";
 import { apiClientFor, type ApiClient } from "../support/api-client";
 import { makeSpeechWav, makeTempDir, removeTempDir } from "../support/audio-fixtures";
+import { narrowPathToNode } from "../support/node-only-path";
 import { formUpload, presignedUpload, storedState } from "../support/bad-file-doors";
 import { sparseWav, xingBomb, type BadFile } from "../support/bad-file-fixtures";
 import { userIdOf } from "../support/letter-fixtures";
@@ -28,7 +29,7 @@ const run = promisify(execFile);
 const unsupported = (type: string) => `File type "${type}" is not supported. Please upload only MP3, or WAV files.`;
 
 let dir: string;
-let savedPath: string | undefined;
+let restorePath = () => {};
 let anna: ApiClient;
 let annaId: string;
 let formUser: { id: string; cookie: string };
@@ -120,16 +121,11 @@ beforeAll(async () => {
     },
   });
 
-  // From here on the process finds node and nothing else.
-  const bin = path.join(dir, "bin");
-  fs.mkdirSync(bin);
-  fs.symlinkSync(process.execPath, path.join(bin, "node"));
-  savedPath = process.env.PATH;
-  process.env.PATH = bin;
+  restorePath = narrowPathToNode(dir);
 }, 180_000);
 
 afterAll(async () => {
-  process.env.PATH = savedPath;
+  restorePath();
   setSpeechEngine(undefined);
   await removeTempDir(dir);
 });
