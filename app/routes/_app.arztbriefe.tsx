@@ -7,6 +7,7 @@ import { quiet } from "~/components/ui/buttons";
 import { Modal } from "~/components/ui/modal";
 import { SectionHeader } from "~/components/ui/section";
 import { formatDateTime, type Language } from "~/i18n";
+import { consentSummary } from "~/models/consent-rules";
 import { findNumberedLetter, pageOfLetters } from "~/models/recording-list.server";
 import { audit } from "~/services/audit.server";
 import { DomainError } from "~/services/domain-error.server";
@@ -36,6 +37,10 @@ type LetterRow = LetterStatusView & {
   key: string;
   name: string;
   fileName: string;
+  /** The patient's consent (issue 22), or "Einwilligung nicht dokumentiert" when it was not documented. */
+  consent: { text: string; documented: boolean };
+  /** "Freigegeben am …" once the doctor released it. */
+  released: string | null;
   createdAt: string;
   versions: number;
   /** Redo needs the template the letter was written with (SPEC §4 "Redo letter"). */
@@ -45,7 +50,7 @@ type LetterRow = LetterStatusView & {
 export async function loader({ request }: LoaderFunctionArgs) {
   const user = await requireUser(request);
   const language = await getLanguage(request);
-  const t = await getFixedTFor(language, ["common", "recordings"]);
+  const t = await getFixedTFor(language, ["common", "recordings", "letters"]);
   const url = new URL(request.url);
   const deleteKey = url.searchParams.get("delete");
   const [page, toDelete] = await Promise.all([
@@ -61,6 +66,11 @@ export async function loader({ request }: LoaderFunctionArgs) {
       key: l.storage_key,
       name: l.display_name ?? t("common:audio.recordingNumber", { n: l.number }),
       fileName: l.original_filename,
+      consent: (() => {
+        const text = consentSummary(t, l, (date) => formatDateTime(date, language));
+        return text ? { text, documented: true } : { text: t("recordings:consent.notDocumented"), documented: false };
+      })(),
+      released: l.released_at ? t("letters:editor.released", { date: formatDateTime(l.released_at, language) }) : null,
       createdAt: l.created_at.toISOString(),
       versions: l.current_version,
       status: l.medical_letter_status,
@@ -256,6 +266,7 @@ export default function ArztbriefeSection() {
                         {r.name}
                       </span>
                       <span className="block text-xs text-slate-500">{r.fileName}</span>
+                      <LetterFacts row={r} />
                     </td>
                     <td className="px-4 py-3">{formatDateTime(r.createdAt, lang)}</td>
                     <td className="px-4 py-3">
@@ -277,6 +288,7 @@ export default function ArztbriefeSection() {
                 >
                   <p className="font-medium">{r.name}</p>
                   <p className="text-xs text-slate-500">{r.fileName}</p>
+                  <LetterFacts row={r} />
                   <p className="text-xs text-slate-500">{formatDateTime(r.createdAt, lang)}</p>
                   <div className="mt-2">
                     <LetterStatusLabel view={r} />
@@ -295,6 +307,29 @@ export default function ArztbriefeSection() {
         <DeleteDialog row={confirmDelete} error={error} back={withPage("/arztbriefe", pagination.page)} />
       ) : null}
       <Outlet />
+    </>
+  );
+}
+
+/** Released or not, and the patient's consent to the recording it was written from (issue 22). */
+function LetterFacts({ row }: { row: LetterRow }) {
+  return (
+    <>
+      {row.released ? (
+        <span className="block text-xs text-emerald-800" data-released>
+          {row.released}
+        </span>
+      ) : null}
+      <span
+        className={
+          row.consent.documented
+            ? "block text-xs text-slate-600"
+            : "mt-1 inline-block rounded bg-amber-100 px-1.5 py-0.5 text-xs text-amber-900"
+        }
+        data-consent={row.consent.documented ? "documented" : "missing"}
+      >
+        {row.consent.text}
+      </span>
     </>
   );
 }

@@ -173,6 +173,10 @@ describe("audio retention", () => {
       new RegExp(`data-released[^>]*>Freigegeben am [^<]*· Audio wird am ${on} gelöscht`),
     );
     expect(await page("/")).toContain(`Audio wird am ${on} gelöscht`);
+    // The letters list says it is released, and that the recording's consent was not documented.
+    const list = await page("/arztbriefe");
+    expect(list).toMatch(/data-released[^>]*>Freigegeben am /);
+    expect(list).toMatch(/data-consent="missing"[^>]*>Einwilligung nicht dokumentiert/);
 
     // Edited afterwards: what was released is no longer the letter, and nothing is scheduled.
     const saved = await callRoute(
