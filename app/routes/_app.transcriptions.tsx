@@ -5,6 +5,7 @@ import type { RouteHandle } from "~/components/page-scripts";
 import { quiet } from "~/components/ui/buttons";
 import { DataTable, SectionHeader } from "~/components/ui/section";
 import { formatDateTime, type Language } from "~/i18n";
+import { consentSummary } from "~/models/consent-rules";
 import { pageOfTranscripts } from "~/models/recording-list.server";
 import { audit } from "~/services/audit.server";
 import { getFixedTFor, getLanguage } from "~/services/i18n.server";
@@ -52,11 +53,14 @@ export async function loader({ request }: LoaderFunctionArgs) {
     title: `${t("transcriptions.title")} · Skribent`,
     language,
     pagination,
+    consentMissing: t("recordings:consent.notDocumented"),
     rows: rows.map((r) => ({
       key: r.storage_key,
       sourceKey: r.source_key,
       name: r.display_name ?? t("common:audio.recordingNumber", { n: r.number }),
       fileName: r.original_filename,
+      // The patient's consent to the recording (issue 22); null: not documented.
+      consent: consentSummary(t, r, (date) => formatDateTime(date, language)),
       createdAt: r.created_at.toISOString(),
       letter: letterStatusOf({ id: r.recording_id, medical_letter_status: r.medical_letter_status }, failures),
       letterKey: r.letter_key,
@@ -74,7 +78,7 @@ export async function action({ request }: ActionFunctionArgs) {
 }
 
 export default function TranscriptionsSection() {
-  const { rows, pagination, language } = useLoaderData<typeof loader>();
+  const { rows, pagination, language, consentMissing } = useLoaderData<typeof loader>();
   const outlet = useOutlet();
   const { t } = useTranslation("transcriptions");
   const processing = rows.some((r) => r.letter.processing);
@@ -114,6 +118,18 @@ export default function TranscriptionsSection() {
             <span key="name" data-transcript-row={r.key}>
               <span className="font-medium">{r.name}</span>
               <span className="block text-xs text-slate-500">{r.fileName}</span>
+              {r.consent ? (
+                <span className="block text-xs text-slate-600" data-consent="documented">
+                  {r.consent}
+                </span>
+              ) : (
+                <span
+                  className="mt-1 inline-block rounded bg-amber-100 px-1.5 py-0.5 text-xs text-amber-900"
+                  data-consent="missing"
+                >
+                  {consentMissing}
+                </span>
+              )}
             </span>,
             formatDateTime(r.createdAt, language as Language),
             <LetterStatusLabel key="letter" view={r.letter} />,

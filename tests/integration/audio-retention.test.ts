@@ -177,6 +177,7 @@ describe("audio retention", () => {
     const list = await page("/arztbriefe");
     expect(list).toMatch(/data-released[^>]*>Freigegeben am /);
     expect(list).toMatch(/data-consent="missing"[^>]*>Einwilligung nicht dokumentiert/);
+    expect(await page("/transcriptions")).toMatch(/data-consent="missing"[^>]*>Einwilligung nicht dokumentiert/);
 
     // Edited afterwards: what was released is no longer the letter, and nothing is scheduled.
     const saved = await callRoute(
