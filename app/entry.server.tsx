@@ -39,7 +39,10 @@ export async function refuseBeforeRouting(request: Request): Promise<Response | 
     return new Response(text, { status, headers: applySecurityHeaders(headers, { appUrl }) });
   };
   if (/%00/.test(`${url.pathname}${url.search}`) || /%25/.test(url.pathname)) return refuse(400, "Bad request");
-  if (request.headers.has("Authorization") || !isCrossSiteWrite(request, appUrl)) return null;
+  // A presigned storage URL (resources.storage.$.tsx) is its own credential — its signature, never the session
+  // cookie a browser also sends there: a PUT without Origin, Fetch-Metadata or Referer is not refused for the cookie.
+  const cookieAuthenticated = !url.pathname.startsWith("/resources/storage/");
+  if (request.headers.has("Authorization") || !isCrossSiteWrite(request, appUrl, { cookieAuthenticated })) return null;
   await audit({ userId: null, action: "csrf.rejected", outcome: "denied", request });
   return refuse(403, "Cross-site request refused");
 }

@@ -43,25 +43,6 @@ export function readConsentForm(form: { get(name: string): unknown }): ConsentRe
   return readConsent({ kind, given_by: form.get("consentGivenBy") || undefined });
 }
 
-type Translate = (key: string, values?: Record<string, string>) => string;
-
-/**
- * What a list or a letter says of a recording's consent: "Einwilligung mündlich erteilt von der Patientin / dem
- * Patienten – bestätigt am 27.11.2026, 09:12", or null when it was not documented (the page then marks it).
- */
-export function consentSummary(
-  t: Translate,
-  row: { consent_kind: ConsentKind | null; consent_given_by: ConsentGivenBy | null; consent_confirmed_at: Date | null },
-  formatDate: (value: Date) => string,
-): string | null {
-  if (!row.consent_kind || !row.consent_given_by || !row.consent_confirmed_at) return null;
-  return t("recordings:consent.summary", {
-    kind: t(`recordings:consent.kinds.${row.consent_kind}`),
-    givenBy: t(`recordings:consent.givers.${row.consent_given_by}`),
-    date: formatDate(row.consent_confirmed_at),
-  });
-}
-
 /** The four columns of a recording (or the three of a live session) for a consent record, or all null. */
 export function consentColumns(record: ConsentRecord | null) {
   return {

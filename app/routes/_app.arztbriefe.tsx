@@ -7,7 +7,7 @@ import { quiet } from "~/components/ui/buttons";
 import { Modal } from "~/components/ui/modal";
 import { SectionHeader } from "~/components/ui/section";
 import { formatDateTime, type Language } from "~/i18n";
-import { consentSummary } from "~/models/consent-rules";
+import { consentSummary } from "~/services/consent.server";
 import { findNumberedLetter, pageOfLetters } from "~/models/recording-list.server";
 import { audit } from "~/services/audit.server";
 import { DomainError } from "~/services/domain-error.server";

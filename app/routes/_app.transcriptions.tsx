@@ -5,7 +5,7 @@ import type { RouteHandle } from "~/components/page-scripts";
 import { quiet } from "~/components/ui/buttons";
 import { DataTable, SectionHeader } from "~/components/ui/section";
 import { formatDateTime, type Language } from "~/i18n";
-import { consentSummary } from "~/models/consent-rules";
+import { consentSummary } from "~/services/consent.server";
 import { pageOfTranscripts } from "~/models/recording-list.server";
 import { audit } from "~/services/audit.server";
 import { getFixedTFor, getLanguage } from "~/services/i18n.server";

@@ -1,4 +1,4 @@
-import type { Consent, ConsentReading, ConsentRecord } from "~/models/consent-rules";
+import type { Consent, ConsentGivenBy, ConsentKind, ConsentReading, ConsentRecord } from "~/models/consent-rules";
 import { getConfig } from "./config.server";
 import { DomainError } from "./domain-error.server";
 
@@ -20,4 +20,23 @@ export function confirmConsent(userId: string, reading: ConsentReading, at = new
 
 export function recordOf(userId: string, consent: Consent, at = new Date()): ConsentRecord {
   return { ...consent, confirmedBy: userId, confirmedAt: at };
+}
+
+type Translate = (key: string, values?: Record<string, string>) => string;
+
+/**
+ * What a list or a letter says of a recording's consent: "Einwilligung mündlich erteilt von der Patientin / dem
+ * Patienten – bestätigt am 27.11.2026, 09:12", or null when it was not documented (the page then marks it).
+ */
+export function consentSummary(
+  t: Translate,
+  row: { consent_kind: ConsentKind | null; consent_given_by: ConsentGivenBy | null; consent_confirmed_at: Date | null },
+  formatDate: (value: Date) => string,
+): string | null {
+  if (!row.consent_kind || !row.consent_given_by || !row.consent_confirmed_at) return null;
+  return t("recordings:consent.summary", {
+    kind: t(`recordings:consent.kinds.${row.consent_kind}`),
+    givenBy: t(`recordings:consent.givers.${row.consent_given_by}`),
+    date: formatDate(row.consent_confirmed_at),
+  });
 }

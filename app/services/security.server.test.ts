@@ -26,6 +26,15 @@ describe("safeRedirect", () => {
 });
 
 describe("isCrossSiteWrite", () => {
+  it("does not refuse a headerless write for the cookie where the cookie is not the credential (presigned storage)", () => {
+    const put = new Request("http://localhost:3000/resources/storage/x", {
+      method: "PUT",
+      headers: { Cookie: "skribent_sid=abc" },
+    });
+    expect(isCrossSiteWrite(put, app)).toBe(true);
+    expect(isCrossSiteWrite(put, app, { cookieAuthenticated: false })).toBe(false);
+  });
+
   it("rejects a cross-site POST by Fetch-Metadata", () => {
     expect(isCrossSiteWrite(post({ "Sec-Fetch-Site": "cross-site" }), app)).toBe(true);
     expect(isCrossSiteWrite(post({ "Sec-Fetch-Site": "same-site" }), app)).toBe(true);

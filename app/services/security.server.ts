@@ -83,7 +83,7 @@ function originOf(url: string) {
  * session cookie such a request authenticates nothing by ambient credential (curl; bearer-token API clients, which
  * the callers let through before asking) and passes.
  */
-export function isCrossSiteWrite(request: Request, appUrl: string) {
+export function isCrossSiteWrite(request: Request, appUrl: string, { cookieAuthenticated = true } = {}) {
   if (safeMethods.has(request.method.toUpperCase())) return false;
   const site = request.headers.get("Sec-Fetch-Site");
   if (site) return site !== "same-origin" && site !== "none";
@@ -92,7 +92,8 @@ export function isCrossSiteWrite(request: Request, appUrl: string) {
   if (origin) return origin !== appOrigin;
   const referer = request.headers.get("Referer");
   if (referer) return originOf(referer) !== appOrigin;
-  return carriesSessionCookie(request);
+  // A route whose credential is not the cookie (a presigned storage URL) is judged as any cookie-less client.
+  return cookieAuthenticated && carriesSessionCookie(request);
 }
 
 /** Only same-origin, path-absolute targets; everything else becomes the fallback. */

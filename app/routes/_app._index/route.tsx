@@ -5,7 +5,7 @@ import { Dismissible } from "~/components/shell/dismissible";
 import type { RouteHandle } from "~/components/page-scripts";
 import { SectionHeader } from "~/components/ui/section";
 import { formatDate, formatDateTime, toTemplateLanguage } from "~/i18n";
-import { consentSummary } from "~/models/consent-rules";
+import { consentSummary } from "~/services/consent.server";
 import { findRecordingByKey } from "~/models/recording.server";
 import { findNumberedRecording, pageOfReadyRecordings } from "~/models/recording-list.server";
 import { listFailedJobReasons } from "~/models/transcription.server";

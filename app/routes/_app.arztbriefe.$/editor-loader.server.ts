@@ -2,7 +2,7 @@ import { json, type LoaderFunctionArgs } from "@remix-run/node";
 import { audit } from "~/services/audit.server";
 import { DomainError } from "~/services/domain-error.server";
 import { formatDateTime } from "~/i18n";
-import { consentSummary } from "~/models/consent-rules";
+import { consentSummary } from "~/services/consent.server";
 import { getFixedTFor, getLanguage } from "~/services/i18n.server";
 import { audioDeletionDate } from "~/services/recording-removal.server";
 import { getLetter, letterHistory, letterKeyFrom, sectionsFor } from "~/services/letter-editing.server";
