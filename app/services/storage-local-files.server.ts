@@ -1,4 +1,5 @@
 import { createHash, randomUUID } from "node:crypto";
+import { once } from "node:events";
 import { createWriteStream } from "node:fs";
 import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
@@ -92,6 +93,7 @@ export function createLocalFiles(root: string) {
     const hash = createHash("md5");
     let size = 0;
     const tmp = await tempPath();
+    const out = createWriteStream(tmp, { flags: "wx" });
     try {
       await pipeline(
         chunksOf(body),
@@ -103,11 +105,14 @@ export function createLocalFiles(root: string) {
             yield chunk;
           }
         },
-        createWriteStream(tmp, { flags: "wx" }),
+        out,
       );
       // S3-style ETag (quoted MD5) so clients can treat both stores alike.
       return { ok: true, tmp, size, etag: `"${hash.digest("hex")}"` };
     } catch (error) {
+      // The stream may still be opening the file when the pipeline fails: removed before it exists, the file would
+      // be created afterwards and left behind (seen under load). Its close comes after its open.
+      if (!out.closed) await once(out, "close").catch(() => undefined);
       await rm(tmp, { force: true });
       if (error === tooLarge) return { ok: false, reason: "too_large" };
       throw error;
