@@ -17,6 +17,8 @@ test.afterAll(async () => {
 });
 
 test("upload a WAV with template and context, rename, tag, play and delete it", async ({ page }, info) => {
+  // Upload, transcription, three dialogs and the player: about 25 s on an idle two-core machine, over 30 s under load.
+  test.setTimeout(90_000);
   await signIn(page, account(info.project.name));
   const form = page.locator("[data-upload-form]");
 
