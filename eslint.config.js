@@ -59,19 +59,7 @@ export default tseslint.config(
     languageOptions: { sourceType: "module" },
   },
   {
-    files: [
-      "scripts/**/*.mjs",
-      "bench/**/*.mjs",
-      "*.config.js",
-      "server.mjs",
-      "server-app.mjs",
-      "server-log.mjs",
-      "server-log-ship.mjs",
-      "server-log-ship-queue.mjs",
-      "tests/support/*.mjs",
-      "server-listen.mjs",
-      "server-tls.mjs",
-    ],
+    files: ["scripts/**/*.mjs", "bench/**/*.mjs", "*.config.js", "server/*.mjs", "tests/support/*.mjs"],
     languageOptions: { globals: globals.node },
   },
 );

@@ -120,7 +120,7 @@ export default defineConfig({
     },
     {
       name: SERVERS.app,
-      command: `rm -rf ${e2eDataDir} build/.e2e-ready && npm run build --silent && touch build/.e2e-ready && node server.mjs`,
+      command: `rm -rf ${e2eDataDir} build/.e2e-ready && npm run build --silent && touch build/.e2e-ready && node server/index.mjs`,
       url: `http://localhost:${PORT}/resources/healthz`,
       reuseExistingServer: false,
       timeout: 120_000,
@@ -149,7 +149,7 @@ export default defineConfig({
       // The same build on the embedded engines with no model yet: they come from the mirror, which is on hold
       // until tests/e2e/models-first-start.spec.ts releases it. Letters go to the fake chat server.
       name: SERVERS.modelsApp,
-      command: `until [ -f build/.e2e-ready ]; do sleep 0.2; done; rm -rf ${modelsDataDir} && node server.mjs`,
+      command: `until [ -f build/.e2e-ready ]; do sleep 0.2; done; rm -rf ${modelsDataDir} && node server/index.mjs`,
       url: `http://localhost:${MODELS_APP_PORT}/resources/healthz`,
       reuseExistingServer: false,
       timeout: 120_000,
@@ -175,7 +175,7 @@ export default defineConfig({
       // The same build with disable_user_templates=1, for the flag's tests, and live audio in direct mode
       // (SPEECH_LIVE_MODE=direct, ADR 0013): the browser talks to the realtime server itself, with a short-lived key.
       name: SERVERS.flagApp,
-      command: `until [ -f build/.e2e-ready ]; do sleep 0.2; done; rm -rf ${flagDataDir} && node server.mjs`,
+      command: `until [ -f build/.e2e-ready ]; do sleep 0.2; done; rm -rf ${flagDataDir} && node server/index.mjs`,
       url: `http://localhost:${FLAG_PORT}/resources/healthz`,
       reuseExistingServer: false,
       timeout: 120_000,

@@ -6,22 +6,22 @@ import { renderToPipeableStream } from "react-dom/server";
 import { I18nextProvider } from "react-i18next";
 import { NonceProvider } from "~/components/nonce";
 import { boot } from "~/services/boot.server";
-import { getConfig } from "~/services/config.server";
-import { createI18n, getLanguage } from "~/services/i18n.server";
-import { audit, CLIENT_ADDRESS_HEADER } from "~/services/audit.server";
-import { auditNotFound } from "~/services/not-found-audit.server";
-import { applySecurityHeaders, createNonce, isCrossSiteWrite } from "~/services/security.server";
+import { getConfig } from "~/services/config/config.server";
+import { createI18n, getLanguage } from "~/services/web/i18n.server";
+import { audit, CLIENT_ADDRESS_HEADER } from "~/services/audit/audit.server";
+import { auditNotFound } from "~/services/audit/not-found-audit.server";
+import { applySecurityHeaders, createNonce, isCrossSiteWrite } from "~/services/web/security.server";
 
 // Boot before the first request: an invalid configuration stops the process
 // with a readable list of problems (STYLE.md §10).
 if (process.env.SKRIBENT_SKIP_BOOT !== "1") await boot();
 
-// The custom server (server.mjs, ADR 0013) hands WebSocket upgrades of /live/ws to this, inside the build,
+// The custom server (server/index.mjs, ADR 0013) hands WebSocket upgrades of /live/ws to this, inside the build,
 // so the live door shares the app's configuration, database and sessions.
 export { handleLiveUpgrade } from "~/services/live/transport-ws.server";
 
 /**
- * server.mjs asks this before Remix routes a request, for pages, resource routes and the JSON API alike:
+ * server/index.mjs asks this before Remix routes a request, for pages, resource routes and the JSON API alike:
  * - a state-changing request from another site gets 403 (audited). Without this, Remix's own origin check meets a
  *   cross-site post to a page first and answers an empty 500, logged as an error. A call with an Authorization
  *   header carries no ambient credential of a browser: the API checks its token as before.
@@ -48,7 +48,7 @@ export async function refuseBeforeRouting(request: Request): Promise<Response | 
 }
 
 /**
- * What the Express layer (server-app.mjs) takes from the app's validated configuration: which proxies Express may
+ * What the Express layer (server/app.mjs) takes from the app's validated configuration: which proxies Express may
  * believe about the client's address (TRUST_PROXY), the header in which it hands that address to the app, and the
  * security headers of every answer that sets none itself — the static files, which never reach Remix, and resource
  * routes: the rules of an API answer (nosniff, Referrer-Policy, no framing, HSTS under an https APP_URL).

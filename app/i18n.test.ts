@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import { formatDateTime, toTemplateLanguage } from "./i18n";
-import { getFixedTFor } from "./services/i18n.server";
+import { getFixedTFor } from "./services/web/i18n.server";
 
 function keys(value: unknown, prefix = ""): string[] {
   if (value && typeof value === "object")

@@ -16,8 +16,8 @@ import { useChangeLanguage } from "remix-i18next/react";
 import { useNonce } from "~/components/nonce";
 import { ProgressiveScripts, type RouteHandle } from "~/components/page-scripts";
 import { fallbackLanguage, type Language } from "~/i18n";
-import { getConfig, publicConfig } from "~/services/config.server";
-import { getLanguage } from "~/services/i18n.server";
+import { getConfig, publicConfig } from "~/services/config/config.server";
+import { getLanguage } from "~/services/web/i18n.server";
 import stylesheet from "~/tailwind.css";
 
 export const links: LinksFunction = () => [

@@ -1,16 +1,16 @@
-import { installStructuredConsole } from "../server-log.mjs";
-import { LogShipSettingsError, startLogShipping } from "../server-log-ship.mjs";
-import { ConfigError, getConfig } from "./services/config.server";
-import { migrateToLatest, openDatabase, setDatabase } from "./services/db.server";
-import { setJobs, startJobs } from "./services/jobs.server";
+import { installStructuredConsole } from "../server/log.mjs";
+import { LogShipSettingsError, startLogShipping } from "../server/log-ship.mjs";
+import { ConfigError, getConfig } from "./services/config/config.server";
+import { migrateToLatest, openDatabase, setDatabase } from "./models/db.server";
+import { setJobs, startJobs } from "./services/jobs/jobs.server";
 import { startModelDownloads, stopModelDownloads } from "./services/model-store/downloads.server";
-import { createStorage, setStorage } from "./services/storage.server";
-import { settleMetering } from "./services/usage.server";
+import { createStorage, setStorage } from "./services/storage/storage.server";
+import { settleMetering } from "./services/admin/usage.server";
 
 // `npm run worker`: the job worker as its own process, for scaling out. The
 // embedded PGlite belongs to one process, so this needs DATABASE_URL.
 
-// LOG_SYSLOG_URL: the worker's entries go to the collector too (server-log-ship.mjs); what is queued is sent before
+// LOG_SYSLOG_URL: the worker's entries go to the collector too (server/log-ship.mjs); what is queued is sent before
 // the worker exits (at most 2 s).
 let shipping: ReturnType<typeof startLogShipping>;
 

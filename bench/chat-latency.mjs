@@ -115,7 +115,7 @@ try {
     PDF_PAGES > 0
       ? await makeTextPdf(Array.from({ length: PDF_PAGES }, (_, page) => [`Seite ${page + 1}`, ...GERMAN_LINES]))
       : null;
-  app = spawn(process.execPath, ["server.mjs"], {
+  app = spawn(process.execPath, ["server/index.mjs"], {
     cwd: ROOT,
     env: benchAppEnv({
       port: PORT,

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Upload conversion in process (app/services/media-decode.server.ts: WAV in JavaScript, MP3 by mpg123 in
+// Upload conversion in process (app/services/media/decode.server.ts: WAV in JavaScript, MP3 by mpg123 in
 // WebAssembly, a windowed-sinc resampler in JavaScript) against the ffmpeg CLI doing the same on this machine:
 // decode + mix down + resample to 16 kHz mono 16-bit WAV on disk. Prints the time per minute of audio and the
 // peak RSS growth. The in-process side is bundled from the TypeScript source with esbuild and runs in a fresh
@@ -45,7 +45,7 @@ console.log(JSON.stringify({ ms, samples: result.samples, rssBefore: before, pea
 async function bundle(dir) {
   const { build } = await import("esbuild");
   await build({
-    entryPoints: [path.join(ROOT, "app/services/media-decode.server.ts")],
+    entryPoints: [path.join(ROOT, "app/services/media/decode.server.ts")],
     outfile: path.join(dir, "media-decode.mjs"),
     bundle: true,
     platform: "node",

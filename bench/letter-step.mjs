@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The letter step on the embedded language-model engine (llama.cpp through node-llama-cpp,
 // app/services/llm/local-llm.server.ts): seconds of letter writing per minute of consultation, through the
-// real pipeline the letter job runs (app/services/letter-job.server.ts → generateLetter in
+// real pipeline the letter job runs (app/services/letters/job.server.ts → generateLetter in
 // app/services/letters/generate.server.ts: one request when the consultation fits the context window,
 // map-reduce over parts of the transcript when it does not — long-transcript.ts, map-reduce.server.ts).
 // Each case is a consultation of ../shared/eval (the German cases and the ACI-Bench dialogues), turned into a
@@ -260,7 +260,7 @@ async function bundle(dir) {
       `export { unloadLocalLanguageModel } from ${JSON.stringify(path.join(ROOT, "app/services/llm/local-llm-runtime.server.ts"))};`,
       `export { generateLetter } from ${JSON.stringify(path.join(ROOT, "app/services/letters/generate.server.ts"))};`,
       `export { buildTranscript } from ${JSON.stringify(path.join(ROOT, "app/services/speech/transcript-format.ts"))};`,
-      `export { getSystemTemplate, listSystemTemplates } from ${JSON.stringify(path.join(ROOT, "app/services/system-templates.server.ts"))};`,
+      `export { getSystemTemplate, listSystemTemplates } from ${JSON.stringify(path.join(ROOT, "app/services/templates/system-templates.server.ts"))};`,
     ].join("\n"),
   );
   return bundleForNode(entry, path.join(dir, "letter-step.mjs"));

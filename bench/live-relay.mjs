@@ -60,7 +60,7 @@ async function speechBuffers(dir) {
 }
 
 function startApp(dataDir, rtUrl) {
-  const app = spawn(process.execPath, ["server.mjs"], {
+  const app = spawn(process.execPath, ["server/index.mjs"], {
     cwd: ROOT,
     env: benchAppEnv({
       port: PORT,

@@ -222,7 +222,7 @@ async function bundle(dir) {
       contents: [
         'export { createLocalSpeechEngine, diarizeFile, findSpeech } from "./app/services/speech/local-engine.server";',
         'export { assignSpeakers } from "./app/services/speech/local-speakers.server";',
-        'export { writeRandomWhisperModel } from "./app/services/speech/local-engine-test-helpers";',
+        'export { writeRandomWhisperModel } from "./tests/support/local-engine-helpers";',
         'export { makeScriptedWav } from "./tests/support/consultation-audio";',
         'export { writeSpeakerModels } from "./tests/support/speaker-models";',
       ].join("\n"),

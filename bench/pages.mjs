@@ -65,7 +65,7 @@ async function startFakes() {
 async function startApp(engines) {
   // BENCH_NODE_ARGS: extra node flags for the app, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to see where time goes.
   const nodeArgs = process.env.BENCH_NODE_ARGS?.split(" ").filter(Boolean) ?? [];
-  app = spawn(process.execPath, [...nodeArgs, "server.mjs"], {
+  app = spawn(process.execPath, [...nodeArgs, "server/index.mjs"], {
     cwd: ROOT,
     env: benchAppEnv({
       port: PORT,

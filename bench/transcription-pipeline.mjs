@@ -87,7 +87,7 @@ async function startFake(dir) {
 }
 
 function startApp(dataDir, fakeUrl) {
-  const app = spawn(process.execPath, ["server.mjs"], {
+  const app = spawn(process.execPath, ["server/index.mjs"], {
     cwd: ROOT,
     env: benchAppEnv({
       port: PORT,
@@ -102,7 +102,7 @@ function startApp(dataDir, fakeUrl) {
     }),
     stdio: ["ignore", "pipe", "pipe"],
   });
-  // Kept for a failure report; server.mjs logs every request on stdout.
+  // Kept for a failure report; server/index.mjs logs every request on stdout.
   let log = "";
   const keep = (chunk) => (log = (log + chunk).slice(-8_000));
   app.stdout.setEncoding("utf8").on("data", keep);

@@ -76,7 +76,7 @@ let app;
 try {
   const wav = path.join(work, "big.wav");
   writeSilentWav(wav, BYTES);
-  app = spawn(process.execPath, ["server.mjs"], {
+  app = spawn(process.execPath, ["server/index.mjs"], {
     cwd: ROOT,
     env: benchAppEnv({
       port: PORT,

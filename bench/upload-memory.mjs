@@ -40,7 +40,7 @@ async function measure(pid, work) {
 async function main() {
   const wav = path.join(dataDir, "big.wav");
   makeWav(wav);
-  const server = spawn(process.execPath, ["server.mjs"], {
+  const server = spawn(process.execPath, ["server/index.mjs"], {
     env: {
       ...process.env,
       PORT: String(PORT),

@@ -80,7 +80,7 @@ for (const signal of ["SIGINT", "SIGTERM"])
 
 async function startApp(dataDir, logFile) {
   const log = fs.openSync(logFile, "a");
-  const server = spawn(process.execPath, ["server.mjs"], {
+  const server = spawn(process.execPath, ["server/index.mjs"], {
     env: {
       ...process.env,
       PORT: String(APP_PORT),

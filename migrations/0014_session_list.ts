@@ -5,7 +5,7 @@ import { sql, type Kysely } from "kysely";
 // - public_id: what the page names a session by. id_hash is the hash of the cookie's secret and never leaves the
 //   server; a random uuid says nothing about it. The default gives rows that exist already one too. Text, not
 //   uuid: whatever a form posts is compared as it is, so a malformed id is simply not one of the user's (404).
-// - device_label: a coarse "Firefox · Windows" derived at sign-in (app/services/device-label.server.ts), never the
+// - device_label: a coarse "Firefox · Windows" derived at sign-in (app/services/accounts/device-label.server.ts), never the
 //   User-Agent itself, which is close to identifying. Null for rows from before and for unknown browsers.
 export async function up(db: Kysely<unknown>) {
   await db.schema

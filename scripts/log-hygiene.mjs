@@ -12,9 +12,9 @@ import { pathToFileURL } from "node:url";
 import { loadTestSupport } from "./fake-speech-bundle.mjs";
 
 export const DEFAULT_LOG_FILE = "test-results/app-logs.txt";
-/** The session cookie's name (app/services/session.server.ts). */
+/** The session cookie's name (app/services/web/session.server.ts). */
 export const SESSION_COOKIE = "skribent_sid";
-/** The query parameter holding a local signed URL's HMAC (app/services/storage-local-signing.server.ts). */
+/** The query parameter holding a local signed URL's HMAC (app/services/storage/local-signing.server.ts). */
 export const LOCAL_SIGNATURE_PARAM = "sig";
 const MASK = "***";
 /** Enough to act on; the rest are counted. */
@@ -97,7 +97,7 @@ export function scanLines(lines, rules) {
 }
 
 /**
- * A JSON entry (server-log.mjs) is scanned as written and with its strings decoded: an escaped quote, line break or
+ * A JSON entry (server/log.mjs) is scanned as written and with its strings decoded: an escaped quote, line break or
  * \u sequence inside a message must not hide what it spells.
  * @param {string} text
  */

@@ -7,8 +7,8 @@ import { GetObjectCommand, S3Client } from "@aws-sdk/client-s3";
 import { getSignedUrl } from "@aws-sdk/s3-request-presigner";
 import { SignJWT } from "jose";
 import { beforeAll, describe, expect, it } from "vitest";
-import { addPatientDocuments, PATIENT_PROPERTY } from "~/services/patient-records-mfiles-test-helpers";
-import { createLocalSignedUrl } from "~/services/storage-local-signing.server";
+import { addPatientDocuments, PATIENT_PROPERTY } from "../tests/support/mfiles-helpers";
+import { createLocalSignedUrl } from "~/services/storage/local-signing.server";
 import { WORDS } from "../tests/support/access-matrix-fixture";
 import type { FakeMFilesServer } from "../tests/support/fake-mfiles-server";
 import { APP_VOCABULARY, CONTENT_PHRASES, CONTENT_WORDS, PATIENT_ID_PATTERN } from "../tests/support/log-canaries";
@@ -135,10 +135,10 @@ describe("the log hygiene scan", () => {
   });
 
   it("knows the app's own names: the session cookie, and the words of its templates and help", () => {
-    // The scan's name for the cookie is the one the app sets (security.server.ts names it, session.server.ts sets it).
-    const security = fs.readFileSync(path.resolve("app/services/security.server.ts"), "utf8");
+    // The scan's name for the cookie is the one the app sets (web/security.server.ts names it, session.server.ts sets it).
+    const security = fs.readFileSync(path.resolve("app/services/web/security.server.ts"), "utf8");
     expect(security).toContain(`export const SESSION_COOKIE = "${SESSION_COOKIE}";`);
-    const session = fs.readFileSync(path.resolve("app/services/session.server.ts"), "utf8");
+    const session = fs.readFileSync(path.resolve("app/services/web/session.server.ts"), "utf8");
     expect(session).toContain("siteCookie(SESSION_COOKIE,");
     const texts = ["app/data", "public/locales"]
       .flatMap((dir) =>

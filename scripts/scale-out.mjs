@@ -85,7 +85,7 @@ try {
   for (const [name, entry] of children) console.error(`\n--- last lines of ${name} ---\n${tail(entry.log)}`);
   const logs = (name) => (tmp ? tail(path.join(tmp, `${name}.log`), 200) : "");
   if (/build\.entry\.module\.\w+ is not a function/.test(logs("A") + logs("B")))
-    console.error("\nHint: build/ is older than server.mjs: run `npm run build`.");
+    console.error("\nHint: build/ is older than server/index.mjs: run `npm run build`.");
   const workerLog = logs("worker");
   if (workerLog.includes("Object storage is not initialised"))
     console.error(

@@ -1,5 +1,5 @@
 import { sql, type Kysely, type Transaction } from "kysely";
-import { getDb } from "~/services/db.server";
+import { getDb } from "~/models/db.server";
 import type { Database } from "./schema";
 
 // Account deletion's queries (migration 0010). Everything a user owns cascades from their users row; what needs

@@ -1,5 +1,5 @@
 import { sql } from "kysely";
-import { getDb } from "~/services/db.server";
+import { getDb } from "~/models/db.server";
 
 // The admin dashboard's reads (issue 8): across users by design — only the admin routes call these, after the
 // operator check. Time periods are half-open [from, to).

@@ -1,4 +1,4 @@
-import { getDb } from "~/services/db.server";
+import { getDb } from "~/models/db.server";
 
 // PDFs uploaded as context and not yet read, scoped by owner.
 

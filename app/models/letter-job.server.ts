@@ -1,5 +1,5 @@
 import { sql, type Kysely, type Transaction } from "kysely";
-import { getDb } from "~/services/db.server";
+import { getDb } from "~/models/db.server";
 import type { Database, LetterJobStatus, LetterStatus } from "./schema";
 
 // Letter jobs (ADR 0012): one per recording, claimed atomically and held by a lease its worker renews, as

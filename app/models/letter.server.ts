@@ -1,5 +1,5 @@
 import { type Kysely, type Transaction } from "kysely";
-import { getDb } from "~/services/db.server";
+import { getDb } from "~/models/db.server";
 import type { Database, LetterVersionKind, StoredLetterContent } from "./schema";
 
 // Letters, their versions and refinement proposals, scoped by owner (STYLE.md §2). A recording has one current

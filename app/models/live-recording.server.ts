@@ -1,7 +1,7 @@
 import { consentColumns, type ConsentRecord } from "./consent-rules";
 import { sql, type Kysely, type Transaction } from "kysely";
 import type { Database, TranscriptionMode } from "./schema";
-import { getDb } from "~/services/db.server";
+import { getDb } from "~/models/db.server";
 
 // Saved live recordings (issue 7): rows of `recordings` with created_via 'realtime' (migration 0007), always
 // scoped by owner (STYLE.md §2). A save writes everything in one transaction, so most of these take it (or the

@@ -1,6 +1,6 @@
 import { consentColumns, type ConsentRecord } from "./consent-rules";
 import { sql } from "kysely";
-import { getDb } from "~/services/db.server";
+import { getDb } from "~/models/db.server";
 import type { LiveSessionStatus } from "./schema";
 
 // Live sessions (migration 0007, ADR 0013). Every query a user triggers is scoped by owner; the runner names a

@@ -1,5 +1,5 @@
 import { sql, type Kysely } from "kysely";
-import { getDb } from "~/services/db.server";
+import { getDb } from "~/models/db.server";
 import type { Database } from "./schema";
 
 // The three lists of SPEC §2 (Audio, Transcriptions, Arztbriefe) a page at a time, in SQL: a clinician with 1,000

@@ -1,6 +1,6 @@
 import { consentColumns, type ConsentRecord } from "./consent-rules";
 import type { Kysely, Transaction } from "kysely";
-import { getDb } from "~/services/db.server";
+import { getDb } from "~/models/db.server";
 import type { Database } from "./schema";
 
 // Recording queries, always scoped by the owner (STYLE.md §2). Writes take an optional transaction.

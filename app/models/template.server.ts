@@ -1,5 +1,5 @@
 import { sql, type Kysely, type Transaction } from "kysely";
-import { getDb } from "~/services/db.server";
+import { getDb } from "~/models/db.server";
 import type { Database, StoredElement } from "./schema";
 import type { TemplateLanguage } from "./template-rules";
 

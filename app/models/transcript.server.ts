@@ -1,5 +1,5 @@
 import type { Kysely, Transaction } from "kysely";
-import { getDb } from "~/services/db.server";
+import { getDb } from "~/models/db.server";
 import type { Database } from "./schema";
 
 // Transcript rows (one per recording; the transcript itself is a stored object under `storage_key`), scoped

@@ -1,5 +1,5 @@
 import { sql, type Kysely, type Transaction } from "kysely";
-import { getDb } from "~/services/db.server";
+import { getDb } from "~/models/db.server";
 import type { Database, TranscriptionJobStatus, TranscriptionStatus } from "./schema";
 
 // Transcription jobs and the recording's transcription state, scoped by owner wherever a user asks (STYLE.md

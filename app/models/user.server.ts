@@ -1,4 +1,4 @@
-import { getDb } from "~/services/db.server";
+import { getDb } from "~/models/db.server";
 
 export async function upsertUserByIdentity(args: {
   issuer: string;

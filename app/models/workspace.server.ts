@@ -1,5 +1,5 @@
 import { sql } from "kysely";
-import { getDb } from "~/services/db.server";
+import { getDb } from "~/models/db.server";
 
 /** Sidebar counts of SPEC §2, scoped to the owner. */
 export async function getSectionCounts({ ownerId }: { ownerId: string }) {

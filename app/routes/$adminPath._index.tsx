@@ -6,16 +6,16 @@ import { PeriodFilter } from "~/components/admin/period-filter";
 import { UsageTable } from "~/components/admin/usage-table";
 import type { RouteHandle } from "~/components/page-scripts";
 import { quiet } from "~/components/ui/buttons";
-import { adminGate } from "~/services/admin.server";
-import { periodFrom, periodQuery } from "~/services/admin-period.server";
-import { getConfig } from "~/services/config.server";
-import { healthReport, type CheckResult } from "~/services/health.server";
-import { getFixedTFor, getLanguage } from "~/services/i18n.server";
+import { adminGate } from "~/services/admin/admin.server";
+import { periodFrom, periodQuery } from "~/services/admin/period.server";
+import { getConfig } from "~/services/config/config.server";
+import { healthReport, type CheckResult } from "~/services/admin/health.server";
+import { getFixedTFor, getLanguage } from "~/services/web/i18n.server";
 import { modelsTile } from "~/services/model-store/model-notice.server";
-import { usageByUser } from "~/services/usage.server";
+import { usageByUser } from "~/services/admin/usage.server";
 
 // The dashboard's overview (SPEC §2 "Admin dashboard"): the system health tiles, measured live on every visit
-// (each check has its own time-out, health.server.ts), and the per-user usage table of a period with its CSV.
+// (each check has its own time-out, admin/health.server.ts), and the per-user usage table of a period with its CSV.
 
 export const handle: RouteHandle = { i18n: ["common", "admin"] };
 

@@ -4,11 +4,11 @@ import { useTranslation } from "react-i18next";
 import { danger } from "~/components/ui/buttons";
 import type { RouteHandle } from "~/components/page-scripts";
 import { findUsersByEmail } from "~/models/account.server";
-import { deleteAccount } from "~/services/account-deletion.server";
-import { adminGate } from "~/services/admin.server";
-import { audit } from "~/services/audit.server";
-import { getFixedTFor, getLanguage } from "~/services/i18n.server";
-import { setToast } from "~/services/toast.server";
+import { deleteAccount } from "~/services/accounts/account-deletion.server";
+import { adminGate } from "~/services/admin/admin.server";
+import { audit } from "~/services/audit/audit.server";
+import { getFixedTFor, getLanguage } from "~/services/web/i18n.server";
+import { setToast } from "~/services/web/toast.server";
 
 // The admin's account deletion (issue 9 "Data lifecycle"; ADR 0016): an account named by its exact e-mail
 // address goes with all its data, as when its user deletes it from Settings. A plain form with an explicit

@@ -7,9 +7,9 @@ import { quiet } from "~/components/ui/buttons";
 import { DataTable } from "~/components/ui/section";
 import { formatDateTime } from "~/i18n";
 import { auditEntries } from "~/models/admin.server";
-import { adminGate } from "~/services/admin.server";
-import { periodFrom, periodQuery } from "~/services/admin-period.server";
-import { getLanguage } from "~/services/i18n.server";
+import { adminGate } from "~/services/admin/admin.server";
+import { periodFrom, periodQuery } from "~/services/admin/period.server";
+import { getLanguage } from "~/services/web/i18n.server";
 
 // The audit trail (ARCHITECTURE.md security baseline): who read or changed which recording, transcript or letter,
 // when, with what outcome — never the content. Filtered by a part of the user's e-mail address and a period,

@@ -4,11 +4,11 @@ import { useTranslation } from "react-i18next";
 import { danger } from "~/components/ui/buttons";
 import type { RouteHandle } from "~/components/page-scripts";
 import { findUsersByEmail } from "~/models/account.server";
-import { adminGate } from "~/services/admin.server";
-import { audit } from "~/services/audit.server";
-import { getFixedTFor, getLanguage } from "~/services/i18n.server";
-import { endEveryonesSessions, endSessionsOfAccounts } from "~/services/session-list.server";
-import { setToast, type Toast } from "~/services/toast.server";
+import { adminGate } from "~/services/admin/admin.server";
+import { audit } from "~/services/audit/audit.server";
+import { getFixedTFor, getLanguage } from "~/services/web/i18n.server";
+import { endEveryonesSessions, endSessionsOfAccounts } from "~/services/accounts/session-list.server";
+import { setToast, type Toast } from "~/services/web/toast.server";
 
 // Admins end sessions (ASVS 5.0 7.4.5; ADR 0003): every session of the account named by its exact e-mail address,
 // or every session of everyone. Sessions are rows looked up on every request, so an ended one is a signed-out

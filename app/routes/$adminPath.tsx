@@ -5,10 +5,10 @@ import type { RouteHandle } from "~/components/page-scripts";
 import { ToastMessage } from "~/components/shell/toast";
 import { TopBar } from "~/components/shell/top-bar";
 import { button } from "~/components/ui/buttons";
-import { adminGate } from "~/services/admin.server";
-import { getConfig } from "~/services/config.server";
-import { getFixedTFor, getLanguage } from "~/services/i18n.server";
-import { readToast } from "~/services/toast.server";
+import { adminGate } from "~/services/admin/admin.server";
+import { getConfig } from "~/services/config/config.server";
+import { getFixedTFor, getLanguage } from "~/services/web/i18n.server";
+import { readToast } from "~/services/web/toast.server";
 
 // The admin dashboard's own layout (SPEC §2 "Admin dashboard"; ADR 0014): served at the hidden ADMIN_PATH, shown
 // instead of the workspace — the top bar, no sidebar. Any other single-segment address is a 404 here, as before.

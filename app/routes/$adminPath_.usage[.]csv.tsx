@@ -1,11 +1,11 @@
 import type { LoaderFunctionArgs } from "@remix-run/node";
-import { adminGate } from "~/services/admin.server";
-import { periodFrom } from "~/services/admin-period.server";
-import { toCsv, type CsvCell } from "~/services/csv.server";
-import { getFixedTFor, getLanguage } from "~/services/i18n.server";
-import { applySecurityHeaders } from "~/services/security.server";
-import { getConfig } from "~/services/config.server";
-import { usageByUser } from "~/services/usage.server";
+import { adminGate } from "~/services/admin/admin.server";
+import { periodFrom } from "~/services/admin/period.server";
+import { toCsv, type CsvCell } from "~/services/admin/csv.server";
+import { getFixedTFor, getLanguage } from "~/services/web/i18n.server";
+import { applySecurityHeaders } from "~/services/web/security.server";
+import { getConfig } from "~/services/config/config.server";
+import { usageByUser } from "~/services/admin/usage.server";
 
 // The usage table of a period as CSV (a resource route beside the dashboard, ADR 0014): one line per user and
 // endpoint with its calls and cost, then the user's total. Same operator check as the pages.

@@ -3,15 +3,15 @@ import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { button } from "~/components/ui/buttons";
 import { Modal } from "~/components/ui/modal";
-import { audit } from "~/services/audit.server";
-import { DomainError } from "~/services/domain-error.server";
-import { getFixedTFor, getLanguage } from "~/services/i18n.server";
-import { getLetter } from "~/services/letter-editing.server";
-import { letterLanguage, requestLetter } from "~/services/letters.server";
-import { requireUser } from "~/services/session.server";
-import { meterCall } from "~/services/usage.server";
-import { listUserTemplates } from "~/services/templates.server";
-import { setToast } from "~/services/toast.server";
+import { audit } from "~/services/audit/audit.server";
+import { DomainError } from "~/services/web/domain-error.server";
+import { getFixedTFor, getLanguage } from "~/services/web/i18n.server";
+import { getLetter } from "~/services/letters/editing.server";
+import { letterLanguage, requestLetter } from "~/services/letters/letters.server";
+import { requireUser } from "~/services/web/session.server";
+import { meterCall } from "~/services/admin/usage.server";
+import { listUserTemplates } from "~/services/templates/templates.server";
+import { setToast } from "~/services/web/toast.server";
 
 // SPEC §2 template-selection dialog in redo mode, over the Arztbriefe list: the user's templates of the
 // letter's language (system and custom, two columns when custom ones exist), the current template shown

@@ -7,19 +7,19 @@ import { quiet } from "~/components/ui/buttons";
 import { Modal } from "~/components/ui/modal";
 import { SectionHeader } from "~/components/ui/section";
 import { formatDateTime, type Language } from "~/i18n";
-import { consentSummary } from "~/services/consent.server";
+import { consentSummary } from "~/services/recordings/consent.server";
 import { findNumberedLetter, pageOfLetters } from "~/models/recording-list.server";
-import { audit } from "~/services/audit.server";
-import { DomainError } from "~/services/domain-error.server";
-import { getFixedTFor, getLanguage } from "~/services/i18n.server";
-import { deleteLetter } from "~/services/letter-editing.server";
-import { requireUser } from "~/services/session.server";
-import { meterCall } from "~/services/usage.server";
-import { setToast } from "~/services/toast.server";
+import { audit } from "~/services/audit/audit.server";
+import { DomainError } from "~/services/web/domain-error.server";
+import { getFixedTFor, getLanguage } from "~/services/web/i18n.server";
+import { deleteLetter } from "~/services/letters/editing.server";
+import { requireUser } from "~/services/web/session.server";
+import { meterCall } from "~/services/admin/usage.server";
+import { setToast } from "~/services/web/toast.server";
 import { LetterStatusLabel, type LetterStatusView } from "./_app.arztbriefe.$/letter-status";
 import { deleteUrl, editorUrl, redoUrl } from "./_app.arztbriefe.$/paths";
 import { PaginationNav } from "~/components/ui/pagination-nav";
-import { loadPage, withPage } from "~/services/pagination";
+import { loadPage, withPage } from "~/services/web/pagination";
 
 // SPEC §2 "Arztbriefe section": the letters with their source recording, status and actions. The editor and
 // the redo dialog are nested routes rendered over this list (server-rendered modals); the delete confirmation

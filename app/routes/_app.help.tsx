@@ -11,9 +11,9 @@ import {
   type HelpIconName,
 } from "~/components/ui/help-blocks";
 import { SectionHeader } from "~/components/ui/section";
-import { getConfig } from "~/services/config.server";
-import { getFixedTFor, getLanguage } from "~/services/i18n.server";
-import { requireUser } from "~/services/session.server";
+import { getConfig } from "~/services/config/config.server";
+import { getFixedTFor, getLanguage } from "~/services/web/i18n.server";
+import { requireUser } from "~/services/web/session.server";
 
 // SPEC §2 "Help and Information". Static content: no island, no scripts, so the page ships no JavaScript.
 export const handle: RouteHandle = { i18n: ["common", "help"] };

@@ -4,9 +4,9 @@ import { useTranslation } from "react-i18next";
 import { danger } from "~/components/ui/buttons";
 import type { RouteHandle } from "~/components/page-scripts";
 import { Modal } from "~/components/ui/modal";
-import { countOwned, deleteAccount } from "~/services/account-deletion.server";
-import { getFixedTFor, getLanguage } from "~/services/i18n.server";
-import { endSession, requireUser } from "~/services/session.server";
+import { countOwned, deleteAccount } from "~/services/accounts/account-deletion.server";
+import { getFixedTFor, getLanguage } from "~/services/web/i18n.server";
+import { endSession, requireUser } from "~/services/web/session.server";
 
 // Settings › "Delete account" (issue 9 "Data lifecycle"; ADR 0016): a dialog over the settings page that says
 // what will be lost, asks for an explicit confirmation, and then deletes the account with all its data. A plain

@@ -5,11 +5,15 @@ import { Form, useActionData, useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { Modal } from "~/components/ui/modal";
 import { customTemplateInputSchema } from "~/models/template-rules";
-import { audit } from "~/services/audit.server";
-import { createCustomTemplate, customTemplatesAtLimit, MAX_CUSTOM_TEMPLATES } from "~/services/custom-templates.server";
-import { DomainError, statusFor } from "~/services/domain-error.server";
-import { setToast } from "~/services/toast.server";
-import { meterCall } from "~/services/usage.server";
+import { audit } from "~/services/audit/audit.server";
+import {
+  createCustomTemplate,
+  customTemplatesAtLimit,
+  MAX_CUSTOM_TEMPLATES,
+} from "~/services/templates/custom-templates.server";
+import { DomainError, statusFor } from "~/services/web/domain-error.server";
+import { setToast } from "~/services/web/toast.server";
+import { meterCall } from "~/services/admin/usage.server";
 import { requireUserTemplatesEnabled } from "~/routes/_app.settings/context.server";
 import { settingsUrl } from "~/routes/_app.settings/urls";
 import { StructureFields, type StructureFormSchema } from "~/routes/_app.settings/editor";

@@ -3,15 +3,15 @@ import { Form, Link, useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { danger } from "~/components/ui/buttons";
 import { Modal } from "~/components/ui/modal";
-import { audit } from "~/services/audit.server";
-import { deleteCustomTemplate } from "~/services/custom-templates.server";
-import { DomainError } from "~/services/domain-error.server";
-import { getFixedTFor, getLanguage } from "~/services/i18n.server";
-import { removeTemplateAccess } from "~/services/templates.server";
+import { audit } from "~/services/audit/audit.server";
+import { deleteCustomTemplate } from "~/services/templates/custom-templates.server";
+import { DomainError } from "~/services/web/domain-error.server";
+import { getFixedTFor, getLanguage } from "~/services/web/i18n.server";
+import { removeTemplateAccess } from "~/services/templates/templates.server";
 import { requireUserTemplate } from "./_app.settings/context.server";
 import { settingsUrl } from "./_app.settings/urls";
-import { setToast } from "~/services/toast.server";
-import { meterCall } from "~/services/usage.server";
+import { setToast } from "~/services/web/toast.server";
+import { meterCall } from "~/services/admin/usage.server";
 
 // The delete/remove confirmation dialog: says what will be lost before acting.
 

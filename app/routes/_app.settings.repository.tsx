@@ -2,13 +2,13 @@ import { redirect, type ActionFunctionArgs, type LoaderFunctionArgs } from "@rem
 import { Form, useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { Modal } from "~/components/ui/modal";
-import { audit } from "~/services/audit.server";
-import { DomainError } from "~/services/domain-error.server";
-import { getFixedTFor, getLanguage } from "~/services/i18n.server";
-import { organizations } from "~/services/system-templates.server";
-import { addTemplateAccess, getRepository, organizationLabel } from "~/services/templates.server";
-import { setToast } from "~/services/toast.server";
-import { meterCall } from "~/services/usage.server";
+import { audit } from "~/services/audit/audit.server";
+import { DomainError } from "~/services/web/domain-error.server";
+import { getFixedTFor, getLanguage } from "~/services/web/i18n.server";
+import { organizations } from "~/services/templates/system-templates.server";
+import { addTemplateAccess, getRepository, organizationLabel } from "~/services/templates/templates.server";
+import { setToast } from "~/services/web/toast.server";
+import { meterCall } from "~/services/admin/usage.server";
 import { requireUserTemplatesEnabled } from "./_app.settings/context.server";
 import { settingsUrl } from "./_app.settings/urls";
 

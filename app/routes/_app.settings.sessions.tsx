@@ -7,17 +7,17 @@ import { ToastMessage } from "~/components/shell/toast";
 import { danger, quiet } from "~/components/ui/buttons";
 import { Modal } from "~/components/ui/modal";
 import { formatDateTime, type Language } from "~/i18n";
-import { getConfig } from "~/services/config.server";
-import { getLanguage } from "~/services/i18n.server";
-import { requireUserSession } from "~/services/session.server";
+import { getConfig } from "~/services/config/config.server";
+import { getLanguage } from "~/services/web/i18n.server";
+import { requireUserSession } from "~/services/web/session.server";
 import {
   endAllOtherSessions,
   endOtherSession,
   listSessions,
   MAX_SESSIONS_PER_USER,
   type SessionListItem,
-} from "~/services/session-list.server";
-import { setToast } from "~/services/toast.server";
+} from "~/services/accounts/session-list.server";
+import { setToast } from "~/services/web/toast.server";
 import type { loader as workspaceLoader } from "./_app";
 
 // Settings › "Aktive Sitzungen" (ASVS 5.0 7.5.2): a dialog over the settings page listing where the user is signed

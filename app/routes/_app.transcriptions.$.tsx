@@ -7,15 +7,15 @@ import { formatDateTime, type Language } from "~/i18n";
 import { findLetterOfRecording } from "~/models/letter.server";
 import { findRecordingByKey } from "~/models/recording.server";
 import { findTranscriptByKey } from "~/models/transcript.server";
-import { audit } from "~/services/audit.server";
-import { getDb } from "~/services/db.server";
-import { DomainError } from "~/services/domain-error.server";
-import { getLanguage } from "~/services/i18n.server";
-import { requireUser } from "~/services/session.server";
-import { meterCall } from "~/services/usage.server";
+import { audit } from "~/services/audit/audit.server";
+import { getDb } from "~/models/db.server";
+import { DomainError } from "~/services/web/domain-error.server";
+import { getLanguage } from "~/services/web/i18n.server";
+import { requireUser } from "~/services/web/session.server";
+import { meterCall } from "~/services/admin/usage.server";
 import type { TranscriptWord } from "~/services/speech/transcript-format";
-import { setToast } from "~/services/toast.server";
-import { deleteTranscript, getTranscript } from "~/services/transcripts.server";
+import { setToast } from "~/services/web/toast.server";
+import { deleteTranscript, getTranscript } from "~/services/transcription/transcripts.server";
 import { LetterStatusLabel } from "./_app.arztbriefe.$/letter-status";
 import {
   canCreateLetter,

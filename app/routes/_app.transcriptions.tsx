@@ -5,11 +5,11 @@ import type { RouteHandle } from "~/components/page-scripts";
 import { quiet } from "~/components/ui/buttons";
 import { DataTable, SectionHeader } from "~/components/ui/section";
 import { formatDateTime, type Language } from "~/i18n";
-import { consentSummary } from "~/services/consent.server";
+import { consentSummary } from "~/services/recordings/consent.server";
 import { pageOfTranscripts } from "~/models/recording-list.server";
-import { audit } from "~/services/audit.server";
-import { getFixedTFor, getLanguage } from "~/services/i18n.server";
-import { requireUser } from "~/services/session.server";
+import { audit } from "~/services/audit/audit.server";
+import { getFixedTFor, getLanguage } from "~/services/web/i18n.server";
+import { requireUser } from "~/services/web/session.server";
 import { LetterStatusLabel } from "./_app.arztbriefe.$/letter-status";
 import {
   canCreateLetter,
@@ -19,7 +19,7 @@ import {
 } from "./_app.arztbriefe.$/letter-state.server";
 import { editorUrl } from "./_app.arztbriefe.$/paths";
 import { PaginationNav } from "~/components/ui/pagination-nav";
-import { loadPage, withPage } from "~/services/pagination";
+import { loadPage, withPage } from "~/services/web/pagination";
 
 // SPEC §2 "Transcriptions section": recordings with a completed transcript, their letter status (SPEC §4) and
 // "Create letter". The viewer is the nested route below (a server-rendered modal). While a letter is being

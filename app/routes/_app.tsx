@@ -5,11 +5,11 @@ import { ToastMessage } from "~/components/shell/toast";
 import { TopBar } from "~/components/shell/top-bar";
 import type { RouteHandle } from "~/components/page-scripts";
 import { getSectionCounts } from "~/models/workspace.server";
-import { getConfig } from "~/services/config.server";
-import { getLanguage } from "~/services/i18n.server";
-import { requireUser } from "~/services/session.server";
-import { readToast } from "~/services/toast.server";
-import { rethrowAsUnavailable } from "~/services/unavailable.server";
+import { getConfig } from "~/services/config/config.server";
+import { getLanguage } from "~/services/web/i18n.server";
+import { requireUser } from "~/services/web/session.server";
+import { readToast } from "~/services/web/toast.server";
+import { rethrowAsUnavailable } from "~/services/web/unavailable.server";
 
 // The signed-in workspace shell of SPEC §2 "Navigation and shell".
 export const handle: RouteHandle = { i18n: ["common"], scripts: ["shell"] };

@@ -1,4 +1,4 @@
-import { apiErrorResponse } from "~/services/api.server";
+import { apiErrorResponse } from "~/services/web/api.server";
 
 // Unknown API paths answer JSON, never an HTML page (SPEC §8 "HTTP").
 export function loader() {

@@ -1,7 +1,7 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
-import { ApiError, apiJson, apiRoute, readJsonBody, requireApiUser } from "~/services/api.server";
-import { audit } from "~/services/audit.server";
-import { getLetter, saveLetter } from "~/services/letter-editing.server";
+import { ApiError, apiJson, apiRoute, readJsonBody, requireApiUser } from "~/services/web/api.server";
+import { audit } from "~/services/audit/audit.server";
+import { getLetter, saveLetter } from "~/services/letters/editing.server";
 
 // SPEC §7 GET/PUT /api/arztbrief/{key} (with or without the leading "arztbriefe/"). PUT { content } saves a
 // new version when the content differs; `base_version` (optional) refuses a save over a newer version (409).

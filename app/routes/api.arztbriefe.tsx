@@ -1,7 +1,7 @@
 import type { LoaderFunctionArgs } from "@remix-run/node";
-import { apiJson, apiRoute, requireApiUser } from "~/services/api.server";
-import { audit } from "~/services/audit.server";
-import { listLetters } from "~/services/letter-editing.server";
+import { apiJson, apiRoute, requireApiUser } from "~/services/web/api.server";
+import { audit } from "~/services/audit/audit.server";
+import { listLetters } from "~/services/letters/editing.server";
 
 // SPEC §7 GET /api/arztbriefe → the owner's letters (no content: that is GET /api/arztbrief/{key}).
 export const loader = apiRoute(async ({ request }: LoaderFunctionArgs) => {

@@ -1,7 +1,7 @@
 import type { LoaderFunctionArgs } from "@remix-run/node";
-import { apiJson, apiRoute, requireApiUser } from "~/services/api.server";
-import { audit } from "~/services/audit.server";
-import { getPlaybackUrl } from "~/services/recording-playback.server";
+import { apiJson, apiRoute, requireApiUser } from "~/services/web/api.server";
+import { audit } from "~/services/audit/audit.server";
+import { getPlaybackUrl } from "~/services/recordings/playback.server";
 
 // SPEC §7 GET /api/audio-playback/{key} → { playback_url } (short-lived).
 export const loader = apiRoute(async ({ request, params }: LoaderFunctionArgs) => {

@@ -1,5 +1,5 @@
-import { apiJson, apiPost } from "~/services/api.server";
-import { audit } from "~/services/audit.server";
+import { apiJson, apiPost } from "~/services/web/api.server";
+import { audit } from "~/services/audit/audit.server";
 import { answerChatRequest } from "~/services/chat/chat-api.server";
 
 // SPEC §7 POST /api/chat-request { messages, language } → { message }: stateless, nothing is stored

@@ -1,4 +1,4 @@
-import { apiJson, apiPost } from "~/services/api.server";
+import { apiJson, apiPost } from "~/services/web/api.server";
 import { confirmRealtimeAudio } from "~/services/live/save-upload.server";
 
 // POST /api/confirm-realtime-audio { key } → { success, key, duration_seconds } (Skribent's own, issue 7): after

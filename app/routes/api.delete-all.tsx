@@ -1,6 +1,6 @@
-import { apiJson, apiPost } from "~/services/api.server";
-import { audit } from "~/services/audit.server";
-import { deleteAll } from "~/services/recording-removal.server";
+import { apiJson, apiPost } from "~/services/web/api.server";
+import { audit } from "~/services/audit/audit.server";
+import { deleteAll } from "~/services/recordings/removal.server";
 
 // SPEC §7 POST /api/delete-all { s3_key, transcript_key, arztbrief_key }: the server
 // finds the transcript and letters itself from the recording it owns.

@@ -1,6 +1,6 @@
-import { apiJson, apiPost } from "~/services/api.server";
-import { audit } from "~/services/audit.server";
-import { deleteLetter } from "~/services/letter-editing.server";
+import { apiJson, apiPost } from "~/services/web/api.server";
+import { audit } from "~/services/audit/audit.server";
+import { deleteLetter } from "~/services/letters/editing.server";
 
 // SPEC §7 POST /api/delete-arztbrief { key }: the letter and all its versions; the recording's letter
 // status returns to "pending". Refused (409) while a letter job runs for it.

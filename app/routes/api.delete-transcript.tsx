@@ -1,6 +1,6 @@
-import { apiJson, apiPost } from "~/services/api.server";
-import { audit } from "~/services/audit.server";
-import { deleteTranscript } from "~/services/transcripts.server";
+import { apiJson, apiPost } from "~/services/web/api.server";
+import { audit } from "~/services/audit/audit.server";
+import { deleteTranscript } from "~/services/transcription/transcripts.server";
 
 // SPEC §7 POST /api/delete-transcript { transcript_key } → { success }. The recording stays and can be
 // transcribed again.

@@ -1,6 +1,6 @@
-import { apiJson, apiPost } from "~/services/api.server";
-import { audit } from "~/services/audit.server";
-import { fetchPatientContext } from "~/services/context-sources.server";
+import { apiJson, apiPost } from "~/services/web/api.server";
+import { audit } from "~/services/audit/audit.server";
+import { fetchPatientContext } from "~/services/letters/context-sources.server";
 
 // SPEC §7 POST /api/extract-mfiles-pdf-context { patient_id } → { success, extracted_text, pdfs_processed }.
 // Refused unless disable_mfiles is 0; rate-limited per user; audited without the patient id.

@@ -1,6 +1,6 @@
-import { apiJson, apiPost } from "~/services/api.server";
-import { audit } from "~/services/audit.server";
-import { extractUploadedPdfs } from "~/services/context-sources.server";
+import { apiJson, apiPost } from "~/services/web/api.server";
+import { audit } from "~/services/audit/audit.server";
+import { extractUploadedPdfs } from "~/services/letters/context-sources.server";
 
 // SPEC §7 POST /api/extract-pdf-from-s3 { s3_keys } → { success, extracted_text, pdfs_processed }
 export const action = apiPost(async ({ request, user, body }) => {

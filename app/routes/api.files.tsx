@@ -1,7 +1,7 @@
 import type { LoaderFunctionArgs } from "@remix-run/node";
-import { apiJson, apiRoute, requireApiUser } from "~/services/api.server";
-import { audit } from "~/services/audit.server";
-import { listFiles } from "~/services/recordings.server";
+import { apiJson, apiRoute, requireApiUser } from "~/services/web/api.server";
+import { audit } from "~/services/audit/audit.server";
+import { listFiles } from "~/services/recordings/recordings.server";
 
 // SPEC §7 GET /api/files → the user's audio file records (SPEC §3).
 export const loader = apiRoute(async ({ request }: LoaderFunctionArgs) => {

@@ -1,6 +1,6 @@
-import { apiJson, apiPost } from "~/services/api.server";
-import { audit } from "~/services/audit.server";
-import { forceCleanup } from "~/services/recording-removal.server";
+import { apiJson, apiPost } from "~/services/web/api.server";
+import { audit } from "~/services/audit/audit.server";
+import { forceCleanup } from "~/services/recordings/removal.server";
 
 // SPEC §7 POST /api/force-cleanup { s3_key } → { cleanup_results }
 export const action = apiPost(async ({ request, user, body }) => {

@@ -1,6 +1,6 @@
-import { apiJson, apiPost } from "~/services/api.server";
-import { audit } from "~/services/audit.server";
-import { createPdfUploadUrls } from "~/services/context-sources.server";
+import { apiJson, apiPost } from "~/services/web/api.server";
+import { audit } from "~/services/audit/audit.server";
+import { createPdfUploadUrls } from "~/services/letters/context-sources.server";
 
 // SPEC §7 POST /api/get-pdf-upload-urls { filenames } → { upload_urls: [{ upload_url, s3_key }] };
 // each PDF is then PUT as application/pdf.

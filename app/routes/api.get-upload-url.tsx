@@ -1,8 +1,8 @@
-import { optionalText } from "~/services/api-fields.server";
-import { apiJson, apiPost } from "~/services/api.server";
-import { audit } from "~/services/audit.server";
+import { optionalText } from "~/services/web/api-fields.server";
+import { apiJson, apiPost } from "~/services/web/api.server";
+import { audit } from "~/services/audit/audit.server";
 import { createRealtimeUploadSlot } from "~/services/live/save-upload.server";
-import { createUploadSlot } from "~/services/recordings.server";
+import { createUploadSlot } from "~/services/recordings/recordings.server";
 
 // SPEC §7 POST /api/get-upload-url { file_name, file_type, language_code, additional_context? }
 // → { url, key, record_id, context_uploaded }. The key is made on the server. Skribent also takes the patient's

@@ -1,7 +1,7 @@
-import { optionalObject, optionalText } from "~/services/api-fields.server";
-import { apiJson, apiPost } from "~/services/api.server";
-import { audit } from "~/services/audit.server";
-import { requestLetter } from "~/services/letters.server";
+import { optionalObject, optionalText } from "~/services/web/api-fields.server";
+import { apiJson, apiPost } from "~/services/web/api.server";
+import { audit } from "~/services/audit/audit.server";
+import { requestLetter } from "~/services/letters/letters.server";
 
 // SPEC §7 POST /api/medical-letter-v2 { transcript_data, original_filename, source_key, metadata? }. The letter
 // is written from the transcript stored for `source_key` — `transcript_data` from the client is never used,

@@ -1,7 +1,7 @@
 import type { ActionFunctionArgs } from "@remix-run/node";
-import { ApiError, apiJson, apiRoute, requireApiUser } from "~/services/api.server";
-import { audit } from "~/services/audit.server";
-import { removePrompt } from "~/services/saved-prompts.server";
+import { ApiError, apiJson, apiRoute, requireApiUser } from "~/services/web/api.server";
+import { audit } from "~/services/audit/audit.server";
+import { removePrompt } from "~/services/letters/saved-prompts.server";
 
 // SPEC §7 DELETE /api/prompts/{id}: only the owner's own prompt (another user's id is "not found").
 export const loader = apiRoute(async () => {

@@ -1,7 +1,7 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
-import { ApiError, apiJson, apiRoute, readJsonBody, requireApiUser } from "~/services/api.server";
-import { audit } from "~/services/audit.server";
-import { listPrompts, savePrompt } from "~/services/saved-prompts.server";
+import { ApiError, apiJson, apiRoute, readJsonBody, requireApiUser } from "~/services/web/api.server";
+import { audit } from "~/services/audit/audit.server";
+import { listPrompts, savePrompt } from "~/services/letters/saved-prompts.server";
 
 // SPEC §7 GET /api/prompts → { prompts }; POST /api/prompts { title, prompt_text } (at most 3 per user).
 export const loader = apiRoute(async ({ request }: LoaderFunctionArgs) => {

@@ -1,6 +1,6 @@
-import { apiJson, apiPost } from "~/services/api.server";
-import { audit } from "~/services/audit.server";
-import { refineBulkCall } from "~/services/letter-refinement.server";
+import { apiJson, apiPost } from "~/services/web/api.server";
+import { audit } from "~/services/audit/audit.server";
+import { refineBulkCall } from "~/services/letters/refinement.server";
 
 // SPEC §7 POST /api/refine-arztbrief-bulk { arztbrief_content, query, language_code, transcript_data }
 // → { refined_content }: every section refined in one call, titles and order kept. Nothing is saved.

@@ -1,6 +1,6 @@
-import { apiJson, apiPost } from "~/services/api.server";
-import { audit } from "~/services/audit.server";
-import { refineStructuredCall } from "~/services/letter-refinement.server";
+import { apiJson, apiPost } from "~/services/web/api.server";
+import { audit } from "~/services/audit/audit.server";
+import { refineStructuredCall } from "~/services/letters/refinement.server";
 
 // SPEC §7 POST /api/refine-arztbrief-structured { arztbrief_text, query, language_code, section_context?,
 // transcript_data } → { refined_arztbrief }. Stateless: nothing is saved (the editor's refinement panel

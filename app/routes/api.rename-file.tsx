@@ -1,6 +1,6 @@
-import { apiJson, apiPost } from "~/services/api.server";
-import { audit } from "~/services/audit.server";
-import { renameFile } from "~/services/recording-metadata.server";
+import { apiJson, apiPost } from "~/services/web/api.server";
+import { audit } from "~/services/audit/audit.server";
+import { renameFile } from "~/services/recordings/metadata.server";
 
 // SPEC §7 POST /api/rename-file { s3_key, display_name }
 export const action = apiPost(async ({ request, user, body }) => {

@@ -1,4 +1,4 @@
-import { apiJson, apiPost } from "~/services/api.server";
+import { apiJson, apiPost } from "~/services/web/api.server";
 import { saveRealtimeTranscript } from "~/services/live/save.server";
 
 // SPEC §7 POST /api/save-realtime-transcript { transcript_data, display_name, language_code, duration, metadata,

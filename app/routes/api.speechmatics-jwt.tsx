@@ -1,9 +1,9 @@
-import { apiJson, apiPost, ApiError } from "~/services/api.server";
-import { audit } from "~/services/audit.server";
-import { getConfig } from "~/services/config.server";
+import { apiJson, apiPost, ApiError } from "~/services/web/api.server";
+import { audit } from "~/services/audit/audit.server";
+import { getConfig } from "~/services/config/config.server";
 import { LiveEngineError } from "~/services/live/engine-types";
 import { createRealtimeToken } from "~/services/live/speechmatics-token.server";
-import { hitRateLimit } from "~/services/rate-limit.server";
+import { hitRateLimit } from "~/services/web/rate-limit.server";
 
 // SPEC §7 POST /api/{speech_provider}-jwt → { jwt }: a temporary Speechmatics realtime key (≤ 60 s) for the
 // direct mode, where the browser opens the provider's socket itself (ADR 0013). The long-lived key stays on

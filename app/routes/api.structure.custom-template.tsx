@@ -1,8 +1,8 @@
 import type { ActionFunctionArgs } from "@remix-run/node";
-import { ApiError, apiJson, apiRoute, readJsonBody, requireApiUser } from "~/services/api.server";
-import { audit } from "~/services/audit.server";
-import { createCustomTemplate, deleteCustomTemplate } from "~/services/custom-templates.server";
-import { languageFromParam, requiredText } from "~/services/structure-api.server";
+import { ApiError, apiJson, apiRoute, readJsonBody, requireApiUser } from "~/services/web/api.server";
+import { audit } from "~/services/audit/audit.server";
+import { createCustomTemplate, deleteCustomTemplate } from "~/services/templates/custom-templates.server";
+import { languageFromParam, requiredText } from "~/services/templates/structure-api.server";
 
 // SPEC §7 POST /api/structure/custom-template { template_id, custom_name, language_code,
 // structure_elements, prompt } and DELETE ?template_id=&language_code=

@@ -1,7 +1,7 @@
 import type { LoaderFunctionArgs } from "@remix-run/node";
-import { apiJson, apiRoute, requireApiUser } from "~/services/api.server";
-import { languageFromParam } from "~/services/structure-api.server";
-import { assertUserTemplatesEnabled, getRepository } from "~/services/templates.server";
+import { apiJson, apiRoute, requireApiUser } from "~/services/web/api.server";
+import { languageFromParam } from "~/services/templates/structure-api.server";
+import { assertUserTemplatesEnabled, getRepository } from "~/services/templates/templates.server";
 
 // SPEC §7 GET /api/structure/repository?language= → repository templates (element names only)
 export const loader = apiRoute(async ({ request }: LoaderFunctionArgs) => {

@@ -1,7 +1,7 @@
 import type { LoaderFunctionArgs } from "@remix-run/node";
-import { apiJson, apiRoute, requireApiUser } from "~/services/api.server";
-import { languageFromParam, templateJson } from "~/services/structure-api.server";
-import { listUserTemplates } from "~/services/templates.server";
+import { apiJson, apiRoute, requireApiUser } from "~/services/web/api.server";
+import { languageFromParam, templateJson } from "~/services/templates/structure-api.server";
+import { listUserTemplates } from "~/services/templates/templates.server";
 
 // SPEC §7 GET /api/structure/templates?language= → templates
 export const loader = apiRoute(async ({ request }: LoaderFunctionArgs) => {

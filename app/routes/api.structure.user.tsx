@@ -1,8 +1,8 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
-import { ApiError, apiJson, apiRoute, readJsonBody, requireApiUser } from "~/services/api.server";
-import { audit } from "~/services/audit.server";
-import { elementJson, languageFromParam } from "~/services/structure-api.server";
-import { getUserStructure, saveUserStructure } from "~/services/templates.server";
+import { ApiError, apiJson, apiRoute, readJsonBody, requireApiUser } from "~/services/web/api.server";
+import { audit } from "~/services/audit/audit.server";
+import { elementJson, languageFromParam } from "~/services/templates/structure-api.server";
+import { getUserStructure, saveUserStructure } from "~/services/templates/templates.server";
 
 // SPEC §7 GET/PUT /api/structure/user?template=&language= — the user's structure
 // of one template (template name defaults to "default").

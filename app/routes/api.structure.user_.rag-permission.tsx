@@ -1,7 +1,7 @@
 import type { LoaderFunctionArgs } from "@remix-run/node";
 import { getRagAgreed, setRagAgreed } from "~/models/template.server";
-import { ApiError, apiJson, apiPost, apiRoute, requireApiUser } from "~/services/api.server";
-import { audit } from "~/services/audit.server";
+import { ApiError, apiJson, apiPost, apiRoute, requireApiUser } from "~/services/web/api.server";
+import { audit } from "~/services/audit/audit.server";
 
 // SPEC §7 GET/POST /api/structure/user/rag-permission — the user's data-use consent.
 export const loader = apiRoute(async ({ request }: LoaderFunctionArgs) => {

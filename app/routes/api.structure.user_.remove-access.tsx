@@ -1,7 +1,7 @@
-import { apiJson, apiPost } from "~/services/api.server";
-import { audit } from "~/services/audit.server";
-import { languageFromParam, requiredText } from "~/services/structure-api.server";
-import { removeTemplateAccess } from "~/services/templates.server";
+import { apiJson, apiPost } from "~/services/web/api.server";
+import { audit } from "~/services/audit/audit.server";
+import { languageFromParam, requiredText } from "~/services/templates/structure-api.server";
+import { removeTemplateAccess } from "~/services/templates/templates.server";
 
 // SPEC §7 POST /api/structure/user/remove-access { template_id, language_code }
 export const action = apiPost(async ({ request, user, body }) => {

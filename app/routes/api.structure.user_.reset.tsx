@@ -1,7 +1,7 @@
-import { apiJson, apiPost } from "~/services/api.server";
-import { audit } from "~/services/audit.server";
-import { languageFromParam } from "~/services/structure-api.server";
-import { resetUserStructure } from "~/services/templates.server";
+import { apiJson, apiPost } from "~/services/web/api.server";
+import { audit } from "~/services/audit/audit.server";
+import { languageFromParam } from "~/services/templates/structure-api.server";
+import { resetUserStructure } from "~/services/templates/templates.server";
 
 // SPEC §7 POST /api/structure/user/reset?template=&language= — back to the system default.
 export const action = apiPost(

@@ -1,6 +1,6 @@
-import { apiJson, apiPost } from "~/services/api.server";
-import { audit } from "~/services/audit.server";
-import { requestTranscription } from "~/services/transcription.server";
+import { apiJson, apiPost } from "~/services/web/api.server";
+import { audit } from "~/services/audit/audit.server";
+import { requestTranscription } from "~/services/transcription/transcription.server";
 
 // SPEC §7 POST /api/transcribe_v2 { s3_key, metadata? } → { job_name }. Idempotent: a retry while the
 // run is queued or running, or after it completed, answers the same job_name and starts nothing.

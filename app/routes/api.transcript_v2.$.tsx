@@ -1,7 +1,7 @@
 import type { LoaderFunctionArgs } from "@remix-run/node";
-import { apiJson, apiRoute, requireApiUser } from "~/services/api.server";
-import { audit } from "~/services/audit.server";
-import { getTranscript } from "~/services/transcripts.server";
+import { apiJson, apiRoute, requireApiUser } from "~/services/web/api.server";
+import { audit } from "~/services/audit/audit.server";
+import { getTranscript } from "~/services/transcription/transcripts.server";
 
 // SPEC §7 GET /api/transcript_v2/{key} (with or without the leading "transcripts/"). The text fields
 // are plain text except `highlighted_transcript`, which is escaped markup: nothing spoken becomes HTML.

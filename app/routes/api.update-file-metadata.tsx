@@ -1,6 +1,6 @@
-import { apiJson, apiPost } from "~/services/api.server";
-import { audit } from "~/services/audit.server";
-import { updateFileMetadata } from "~/services/recording-metadata.server";
+import { apiJson, apiPost } from "~/services/web/api.server";
+import { audit } from "~/services/audit/audit.server";
+import { updateFileMetadata } from "~/services/recordings/metadata.server";
 
 // SPEC §7 POST /api/update-file-metadata { s3_key, metadata }. The first call after
 // the upload is where the server checks the stored bytes (type, size, probe).

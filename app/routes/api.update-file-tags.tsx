@@ -1,7 +1,7 @@
-import { optionalFlag } from "~/services/api-fields.server";
-import { apiJson, apiPost } from "~/services/api.server";
-import { audit } from "~/services/audit.server";
-import { updateFileTags } from "~/services/recording-metadata.server";
+import { optionalFlag } from "~/services/web/api-fields.server";
+import { apiJson, apiPost } from "~/services/web/api.server";
+import { audit } from "~/services/audit/audit.server";
+import { updateFileTags } from "~/services/recordings/metadata.server";
 
 // SPEC §7 POST /api/update-file-tags { s3_key, tags, update_all_related }
 export const action = apiPost(async ({ request, user, body }) => {

@@ -1,6 +1,6 @@
-import { apiJson, apiPost } from "~/services/api.server";
-import { audit } from "~/services/audit.server";
-import { abortMultipartUpload } from "~/services/recording-multipart.server";
+import { apiJson, apiPost } from "~/services/web/api.server";
+import { audit } from "~/services/audit/audit.server";
+import { abortMultipartUpload } from "~/services/recordings/multipart.server";
 
 // POST /api/upload-parts/abort { key } → { success }: the parts held so far and the slot are deleted.
 export const action = apiPost(async ({ request, user, body }) => {

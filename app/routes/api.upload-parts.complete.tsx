@@ -1,6 +1,6 @@
-import { apiJson, apiPost } from "~/services/api.server";
-import { audit } from "~/services/audit.server";
-import { completeMultipartUpload } from "~/services/recording-multipart.server";
+import { apiJson, apiPost } from "~/services/web/api.server";
+import { audit } from "~/services/audit/audit.server";
+import { completeMultipartUpload } from "~/services/recordings/multipart.server";
 
 // POST /api/upload-parts/complete { key } → { success, key }. Joins the parts; the client then calls
 // update-file-metadata as after a single PUT, which checks the bytes. Safe to retry.

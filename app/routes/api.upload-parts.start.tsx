@@ -1,7 +1,7 @@
-import { optionalText } from "~/services/api-fields.server";
-import { apiJson, apiPost } from "~/services/api.server";
-import { audit } from "~/services/audit.server";
-import { startMultipartUpload } from "~/services/recording-multipart.server";
+import { optionalText } from "~/services/web/api-fields.server";
+import { apiJson, apiPost } from "~/services/web/api.server";
+import { audit } from "~/services/audit/audit.server";
+import { startMultipartUpload } from "~/services/recordings/multipart.server";
 
 // POST /api/upload-parts/start { file_name, file_type, file_size, language_code, additional_context? }
 // → { key, record_id, context_uploaded, upload_id, part_size, part_count }. The resumable variant of

@@ -1,6 +1,6 @@
-import { apiJson, apiPost } from "~/services/api.server";
-import { audit } from "~/services/audit.server";
-import { uploadStatus } from "~/services/recording-multipart.server";
+import { apiJson, apiPost } from "~/services/web/api.server";
+import { audit } from "~/services/audit/audit.server";
+import { uploadStatus } from "~/services/recordings/multipart.server";
 
 // POST /api/upload-parts/status { key } → { upload_id, part_size, part_count, file_size, parts: [{ part_number,
 // size }] }: the parts the store already holds, so an interrupted upload sends only the others.

@@ -1,6 +1,6 @@
-import { apiJson, apiPost } from "~/services/api.server";
-import { audit } from "~/services/audit.server";
-import { createPartUrls } from "~/services/recording-multipart.server";
+import { apiJson, apiPost } from "~/services/web/api.server";
+import { audit } from "~/services/audit/audit.server";
+import { createPartUrls } from "~/services/recordings/multipart.server";
 
 // POST /api/upload-parts/urls { key, part_numbers } → { parts: [{ part_number, url }] }: short-lived PUT
 // URLs, one per part, straight to object storage.

@@ -1,8 +1,8 @@
 import type { LoaderFunctionArgs } from "@remix-run/node";
-import { ApiError, apiJson, apiRoute } from "~/services/api.server";
-import { requireApiAdmin } from "~/services/admin.server";
-import { periodFrom } from "~/services/admin-period.server";
-import { usageByUser } from "~/services/usage.server";
+import { ApiError, apiJson, apiRoute } from "~/services/web/api.server";
+import { requireApiAdmin } from "~/services/admin/admin.server";
+import { periodFrom } from "~/services/admin/period.server";
+import { usageByUser } from "~/services/admin/usage.server";
 
 // SPEC §7 GET /api/usage-dashboard → per-user usage (SPEC §3 "Usage dashboard user": name, email, is_org,
 // endpoints, costs with total), for the operator's admins only. The period is optional query parameters:

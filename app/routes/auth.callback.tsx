@@ -3,17 +3,17 @@ import { useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { AuthCard, primaryButton, Spinner } from "~/components/ui/auth-card";
 import { getUserByIdentity, upsertUserByIdentity } from "~/models/user.server";
-import { audit } from "~/services/audit.server";
+import { audit } from "~/services/audit/audit.server";
 import {
   AuthenticationStrengthError,
   clearStateCookies,
   getAuthenticator,
   isEmailVerificationError,
   returnToCookie,
-} from "~/services/auth.server";
-import { getFixedTFor, getLanguage } from "~/services/i18n.server";
-import { safeRedirect } from "~/services/security.server";
-import { endSession, startSession } from "~/services/session.server";
+} from "~/services/web/auth.server";
+import { getFixedTFor, getLanguage } from "~/services/web/i18n.server";
+import { safeRedirect } from "~/services/web/security.server";
+import { endSession, startSession } from "~/services/web/session.server";
 
 // The provider returns here. The code is exchanged and the ID token verified on
 // the server; the browser receives only the session cookie. SPEC §2 "Preparing

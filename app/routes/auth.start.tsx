@@ -1,11 +1,11 @@
 import { redirect, type LoaderFunctionArgs } from "@remix-run/node";
-import { apiErrorResponse } from "~/services/api.server";
-import { audit, clientAddress } from "~/services/audit.server";
-import { getAuthenticator, returnToCookie } from "~/services/auth.server";
-import { getConfig } from "~/services/config.server";
-import { getFixedTFor, getLanguage } from "~/services/i18n.server";
-import { hitRateLimit } from "~/services/rate-limit.server";
-import { safeRedirect } from "~/services/security.server";
+import { apiErrorResponse } from "~/services/web/api.server";
+import { audit, clientAddress } from "~/services/audit/audit.server";
+import { getAuthenticator, returnToCookie } from "~/services/web/auth.server";
+import { getConfig } from "~/services/config/config.server";
+import { getFixedTFor, getLanguage } from "~/services/web/i18n.server";
+import { hitRateLimit } from "~/services/web/rate-limit.server";
+import { safeRedirect } from "~/services/web/security.server";
 
 // Starts the authorization code + PKCE flow (remix-auth-oauth2 stores state and
 // verifier in a short-lived cookie); where to return afterwards rides along in

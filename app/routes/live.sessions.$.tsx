@@ -1,7 +1,7 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { sessionAction, sessionLoader } from "~/services/live/transport-http.server";
 import { saveSessionRoute } from "~/services/live/save-session.server";
-import { withNotFoundAudit } from "~/services/not-found-audit.server";
+import { withNotFoundAudit } from "~/services/audit/not-found-audit.server";
 
 // The HTTP door of a live session (ADR 0013, app/live/protocol.ts): GET <id>, GET <id>/events,
 // POST <id>/start|audio|end|discard|save. Another user's session is a 404, audited (ASVS 16.3.2).

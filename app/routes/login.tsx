@@ -2,9 +2,9 @@ import { json, redirect, type HeadersFunction, type LoaderFunctionArgs, type Met
 import { useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { AuthCard, primaryButton, Spinner } from "~/components/ui/auth-card";
-import { getFixedTFor, getLanguage } from "~/services/i18n.server";
-import { safeRedirect } from "~/services/security.server";
-import { getOptionalUser } from "~/services/session.server";
+import { getFixedTFor, getLanguage } from "~/services/web/i18n.server";
+import { safeRedirect } from "~/services/web/security.server";
+import { getOptionalUser } from "~/services/web/session.server";
 
 // SPEC §2 "Authenticating...": the moment before the provider's sign-in page.
 // Without JavaScript a meta refresh moves on; the button is the fallback.

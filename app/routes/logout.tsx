@@ -1,10 +1,10 @@
 import { redirect, type ActionFunctionArgs } from "@remix-run/node";
-import { audit } from "~/services/audit.server";
-import { endSessionUrl } from "~/services/auth.server";
-import { getConfig } from "~/services/config.server";
-import { getLanguage } from "~/services/i18n.server";
-import { isCrossSiteWrite } from "~/services/security.server";
-import { endSession } from "~/services/session.server";
+import { audit } from "~/services/audit/audit.server";
+import { endSessionUrl } from "~/services/web/auth.server";
+import { getConfig } from "~/services/config/config.server";
+import { getLanguage } from "~/services/web/i18n.server";
+import { isCrossSiteWrite } from "~/services/web/security.server";
+import { endSession } from "~/services/web/session.server";
 
 // Logout deletes the session row and, where the provider supports it, ends the
 // provider's session too (RP-initiated logout).

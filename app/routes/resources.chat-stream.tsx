@@ -1,7 +1,7 @@
 import type { ActionFunctionArgs } from "@remix-run/node";
-import { ApiError, apiErrorResponse, requireApiUser } from "~/services/api.server";
+import { ApiError, apiErrorResponse, requireApiUser } from "~/services/web/api.server";
 import { streamChatAnswer } from "~/services/chat/chat-stream.server";
-import { getLanguage } from "~/services/i18n.server";
+import { getLanguage } from "~/services/web/i18n.server";
 
 // POST /resources/chat-stream: the chat screen's send with the answer streamed as server-sent events
 // (app/services/chat/chat-stream.server.ts). The page's script posts the question form here; without

@@ -1,5 +1,5 @@
 import type { ActionFunctionArgs } from "@remix-run/node";
-import { apiJson, apiRoute, requireApiUser } from "~/services/api.server";
+import { apiJson, apiRoute, requireApiUser } from "~/services/web/api.server";
 
 // "An upload or a live stream in progress counts as activity" (issue 2): the
 // upload progress and the live recorder post here while they work, so a long

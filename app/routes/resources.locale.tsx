@@ -1,9 +1,9 @@
 import { redirect, type ActionFunctionArgs } from "@remix-run/node";
 import { isLanguage } from "~/i18n";
-import { getConfig } from "~/services/config.server";
-import { languageCookie } from "~/services/i18n.server";
-import { isCrossSiteWrite, safeRedirect } from "~/services/security.server";
-import { setToast } from "~/services/toast.server";
+import { getConfig } from "~/services/config/config.server";
+import { languageCookie } from "~/services/web/i18n.server";
+import { isCrossSiteWrite, safeRedirect } from "~/services/web/security.server";
+import { setToast } from "~/services/web/toast.server";
 
 // The language switcher posts here: a cookie the server renders from, no
 // JavaScript needed. SPEC §2: a notice tells the new default transcription language.

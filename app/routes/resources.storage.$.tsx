@@ -2,12 +2,12 @@
 // against S3 presigned URLs. With S3 configured this route does not exist (404).
 import { json, type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-run/node";
 
-import { parseRangeHeader, toWebStream } from "~/services/storage-http.server";
-import { isLocalStorage, type LocalObjectStorage } from "~/services/storage-local.server";
-import { auditForgedSignature } from "~/services/not-found-audit.server";
-import { INVALID_SIGNATURE_DETAIL } from "~/services/storage-local-signing.server";
-import { discardOversizeSlot } from "~/services/recordings.server";
-import { InvalidStorageKeyError, assertWellFormedKey, getStorage } from "~/services/storage.server";
+import { parseRangeHeader, toWebStream } from "~/services/storage/http.server";
+import { isLocalStorage, type LocalObjectStorage } from "~/services/storage/local.server";
+import { auditForgedSignature } from "~/services/audit/not-found-audit.server";
+import { INVALID_SIGNATURE_DETAIL } from "~/services/storage/local-signing.server";
+import { discardOversizeSlot } from "~/services/recordings/recordings.server";
+import { InvalidStorageKeyError, assertWellFormedKey, getStorage } from "~/services/storage/storage.server";
 
 const NO_STORE = "private, no-store";
 

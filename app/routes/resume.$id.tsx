@@ -3,9 +3,9 @@ import { useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { LogoutButton } from "~/components/shell/top-bar";
 import { AuthCard, primaryButton } from "~/components/ui/auth-card";
-import { getFixedTFor, getLanguage } from "~/services/i18n.server";
-import { discardPendingPost, findPendingPost } from "~/services/pending-post.server";
-import { requireUser } from "~/services/session.server";
+import { getFixedTFor, getLanguage } from "~/services/web/i18n.server";
+import { discardPendingPost, findPendingPost } from "~/services/web/pending-post.server";
+import { requireUser } from "~/services/web/session.server";
 
 // After a session expired during a form post, the kept fields come back here
 // and the user sends them again with one click (works without JavaScript).

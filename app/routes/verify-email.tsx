@@ -1,7 +1,7 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { useTranslation } from "react-i18next";
 import { AuthCard, primaryButton } from "~/components/ui/auth-card";
-import { getFixedTFor, getLanguage } from "~/services/i18n.server";
+import { getFixedTFor, getLanguage } from "~/services/web/i18n.server";
 
 // SPEC §2: the provider answered access_denied because the e-mail is unverified.
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data?.title ?? "Skribent" }];

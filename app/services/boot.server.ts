@@ -1,4 +1,4 @@
-import { ConfigError, getConfig, type Config } from "./config.server";
+import { ConfigError, getConfig, type Config } from "./config/config.server";
 import {
   databaseOptions,
   migrateToLatest,
@@ -6,10 +6,10 @@ import {
   upkeepEmbeddedDatabase,
   setDatabase,
   type DatabaseHandle,
-} from "./db.server";
-import { startJobs, setJobs, type JobsHandle } from "./jobs.server";
+} from "../models/db.server";
+import { startJobs, setJobs, type JobsHandle } from "./jobs/jobs.server";
 import { startModelDownloads, stopModelDownloads } from "./model-store/downloads.server";
-import { createStorage, setStorage } from "./storage.server";
+import { createStorage, setStorage } from "./storage/storage.server";
 
 // Start-up of one app process (ADR 0001): configuration, database and
 // migrations, object storage, the development identity provider (never in
@@ -89,7 +89,7 @@ async function shutdown(running: Running) {
     await stopModelDownloads();
     await running.jobs.stop();
     // Usage rows are written without waiting: the last ones go in before the database closes.
-    await (await import("./usage.server")).settleMetering();
+    await (await import("./admin/usage.server")).settleMetering();
     await running.stopProvider?.();
     await running.database.close();
   } finally {

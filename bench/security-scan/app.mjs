@@ -6,7 +6,7 @@ import { benchAppEnv, waitForApp } from "../support.mjs";
 import { APP, PORT, ROOT, sleep } from "./config.mjs";
 
 export function startApp(dataDir, env) {
-  const child = spawn(process.execPath, ["server.mjs"], {
+  const child = spawn(process.execPath, ["server/index.mjs"], {
     cwd: ROOT,
     env: benchAppEnv({ port: PORT, dataDir, env }),
     stdio: ["ignore", "pipe", "pipe"],

@@ -85,7 +85,7 @@ function instanceHealthy(port) {
 
 export async function startInstance(name) {
   const t0 = Date.now();
-  const entry = startProcess(name, process.execPath, ["server.mjs"], {
+  const entry = startProcess(name, process.execPath, ["server/index.mjs"], {
     ...baseEnv,
     PORT: String(PORTS[name]),
     HOST: "127.0.0.1",

@@ -24,7 +24,7 @@ export async function chooseAccountIfAsked(page: Page, accountId: string) {
 
 /**
  * Direct access to the app's embedded database, for arranging time (no sleeping). Its socket is in a private folder
- * of its own, which the app names in DATA_DIR/pglite-socket-dir (db.server.ts, embeddedSocketDir).
+ * of its own, which the app names in DATA_DIR/pglite-socket-dir (app/models/db.server.ts, embeddedSocketDir).
  */
 export async function withDatabase<T>(fn: (client: pg.Client) => Promise<T>) {
   const note = path.join(dataDir, "pglite-socket-dir");

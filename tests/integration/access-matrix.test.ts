@@ -3,7 +3,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { action as pdfUrlsAction } from "~/routes/api.get-pdf-upload-urls";
 import { action as storagePut, loader as storageGet } from "~/routes/resources.storage.$";
-import { settleMetering } from "~/services/usage.server";
+import { settleMetering } from "~/services/admin/usage.server";
 import {
   bearerCaller,
   cookieCaller,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { formatDateTime } from "~/i18n";
-import { getDb } from "~/services/db.server";
+import { getDb } from "~/models/db.server";
 import {
   ACCOUNTS,
   AGENTS,

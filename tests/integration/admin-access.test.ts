@@ -2,8 +2,8 @@ import { describe, expect, it } from "vitest";
 import { loader as csvLoader } from "~/routes/$adminPath_.usage[.]csv";
 import { loader as healthLoader } from "~/routes/api.health";
 import { loader as usageLoader } from "~/routes/api.usage-dashboard";
-import { getDb } from "~/services/db.server";
-import { settleMetering } from "~/services/usage.server";
+import { getDb } from "~/models/db.server";
+import { settleMetering } from "~/services/admin/usage.server";
 import { adminPage, sessionFor } from "../support/admin-pages";
 import { callRoute, request, setupTestApp } from "../setup/app";
 

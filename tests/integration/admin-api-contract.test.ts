@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { loader as filesLoader } from "~/routes/api.files";
 import { loader as usageLoader } from "~/routes/api.usage-dashboard";
-import { settleMetering } from "~/services/usage.server";
+import { settleMetering } from "~/services/admin/usage.server";
 import { apiClientFor } from "../support/api-client";
 import { callRoute, request, setupTestApp } from "../setup/app";
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { action as audioAction } from "~/routes/_app._index/route";
 import { action as viewerAction } from "~/routes/_app.transcriptions.$";
-import { getDb } from "~/services/db.server";
-import { settleMetering } from "~/services/usage.server";
+import { getDb } from "~/models/db.server";
+import { settleMetering } from "~/services/admin/usage.server";
 import { seedTranscribedRecording } from "../support/letter-fixtures";
 import { APP_URL, callRoute, request, setupTestApp, signedInUser } from "../setup/app";
 

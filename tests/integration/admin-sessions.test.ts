@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { loader as filesLoader } from "~/routes/api.files";
-import { getDb } from "~/services/db.server";
-import { startSession } from "~/services/session.server";
+import { getDb } from "~/models/db.server";
+import { startSession } from "~/services/web/session.server";
 import { seedWorld, snapshotOf } from "../support/access-matrix-fixture";
 import { sessionFor } from "../support/admin-pages";
 import { serve } from "../support/remix-document";

@@ -8,10 +8,10 @@ import { loader as filesLoader } from "~/routes/api.files";
 import { action as promptsAction, loader as promptsLoader } from "~/routes/api.prompts";
 import { action as ragAction } from "~/routes/api.structure.user_.rag-permission";
 import { loader as usageLoader } from "~/routes/api.usage-dashboard";
-import { getConfig, setConfig } from "~/services/config.server";
-import { getDb } from "~/services/db.server";
+import { getConfig, setConfig } from "~/services/config/config.server";
+import { getDb } from "~/models/db.server";
 import { meterLiveAudio } from "~/services/live/live-usage.server";
-import { recordTokens, recordUsage, settleMetering, type UsageDashboardUser } from "~/services/usage.server";
+import { recordTokens, recordUsage, settleMetering, type UsageDashboardUser } from "~/services/admin/usage.server";
 import { adminPage, sessionFor } from "../support/admin-pages";
 import { APP_URL, callRoute, request, setupTestApp } from "../setup/app";
 

@@ -9,7 +9,7 @@ import {
   clamdVersion,
   scanFileWithClamd,
   scanWithClamd,
-} from "~/services/antivirus-clamd.server";
+} from "~/services/antivirus/clamd.server";
 import { noise } from "../support/audio-fixtures";
 import { setupClamd, startClamd, TEST_SIGNATURE, withEicar, type Clamd } from "../support/clamd";
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { loader as healthLoader } from "~/routes/api.health";
 import { loader as unknownApi } from "~/routes/api.$";
-import { getDb } from "~/services/db.server";
+import { getDb } from "~/models/db.server";
 import { getDevAccessToken } from "../support/oidc-client";
 import { callRoute, request, signedInUser, TEST_CLIENT, setupTestApp } from "../setup/app";
 

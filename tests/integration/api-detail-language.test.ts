@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { loader as filesLoader } from "~/routes/api.files";
 import { action as uploadUrlAction } from "~/routes/api.get-upload-url";
-import { DETAIL_LANGUAGE_HEADER } from "~/services/api.server";
+import { DETAIL_LANGUAGE_HEADER } from "~/services/web/api.server";
 import { apiClientFor, type ApiClient } from "../support/api-client";
 import { callRoute, setupTestApp } from "../setup/app";
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { getUserByIdentity } from "~/models/user.server";
 import { loader as filesLoader } from "~/routes/api.files";
-import { resetOidcCaches } from "~/services/auth.server";
-import { getConfig, setConfig } from "~/services/config.server";
+import { resetOidcCaches } from "~/services/web/auth.server";
+import { getConfig, setConfig } from "~/services/config/config.server";
 import { DEV_ACR } from "~/services/dev-oidc/accounts";
 import { claimsOf, listFilesWith as listFiles, savePromptWith as savePrompt } from "../support/api-client";
 import { getDevAccessToken } from "../support/oidc-client";

@@ -2,12 +2,12 @@ import { describe, expect, it } from "vitest";
 import { loader as playbackLoader } from "~/routes/api.audio-playback.$";
 import { action as transcribeAction } from "~/routes/api.transcribe_v2";
 import { loader as transcriptLoader } from "~/routes/api.transcript_v2.$";
-import { getConfig, setConfig } from "~/services/config.server";
-import { getDb } from "~/services/db.server";
-import { runExpireSessions } from "~/services/jobs.server";
+import { getConfig, setConfig } from "~/services/config/config.server";
+import { getDb } from "~/models/db.server";
+import { runExpireSessions } from "~/services/jobs/jobs.server";
 import * as editorRoute from "~/routes/_app.arztbriefe.$/route";
 import { serve } from "../support/remix-document";
-import { getStorage } from "~/services/storage.server";
+import { getStorage } from "~/services/storage/storage.server";
 import { recordingWithLetter } from "../support/access-matrix-fixture";
 import { APP_URL, callRoute, request, setupTestApp, signedInUser } from "../setup/app";
 

@@ -1,8 +1,8 @@
 import fs from "node:fs";
 import { describe, expect, it } from "vitest";
 import { action as audioAction } from "~/routes/_app._index/route";
-import { getDb } from "~/services/db.server";
-import { getStorage } from "~/services/storage.server";
+import { getDb } from "~/models/db.server";
+import { getStorage } from "~/services/storage/storage.server";
 import { makeFake, setupSpeechWav } from "../support/audio-fixtures";
 import { germanTextPdf, GERMAN_LINES } from "../support/pdf-fixtures";
 import { serve } from "../support/remix-document";

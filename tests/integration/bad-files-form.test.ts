@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { getDb } from "~/services/db.server";
+import { getDb } from "~/models/db.server";
 import {
   brokenHeaderFiles,
   brokenHeaderType,

@@ -3,7 +3,7 @@ import { Readable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loader as filesLoader } from "~/routes/api.files";
 import { saveRealtimeTranscript } from "~/services/live/save.server";
-import { getStorage } from "~/services/storage.server";
+import { getStorage } from "~/services/storage/storage.server";
 import { apiClientFor, type ApiClient } from "../support/api-client";
 import { makeTempDir, removeTempDir } from "../support/audio-fixtures";
 import { storedState } from "../support/bad-file-doors";

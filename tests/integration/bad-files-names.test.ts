@@ -3,7 +3,7 @@ import { action as audioAction } from "~/routes/_app._index/route";
 import { loader as filesLoader } from "~/routes/api.files";
 import { action as renameAction } from "~/routes/api.rename-file";
 import { action as tagsAction } from "~/routes/api.update-file-tags";
-import { getDb } from "~/services/db.server";
+import { getDb } from "~/models/db.server";
 import { apiClientFor, type ApiClient } from "../support/api-client";
 import { audioPage, escaped, multipartUpload, presignedUpload, storedState } from "../support/bad-file-doors";
 import { HOSTILE_NAMES, serverKeyPattern } from "../support/bad-file-fixtures";

@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { loader as promptsLoader } from "~/routes/api.prompts";
-import { resetOidcCaches } from "~/services/auth.server";
-import { getConfig, setConfig } from "~/services/config.server";
-import { getDb } from "~/services/db.server";
+import { resetOidcCaches } from "~/services/web/auth.server";
+import { getConfig, setConfig } from "~/services/config/config.server";
+import { getDb } from "~/models/db.server";
 import {
   bearerRequest as bearer,
   claimsOf,

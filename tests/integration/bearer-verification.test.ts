@@ -4,8 +4,8 @@ import { upsertUserByIdentity } from "~/models/user.server";
 import { loader as usageLoader } from "~/routes/api.usage-dashboard";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { getDiscovery, resetOidcCaches } from "~/services/auth.server";
-import { getConfig, setConfig } from "~/services/config.server";
+import { getDiscovery, resetOidcCaches } from "~/services/web/auth.server";
+import { getConfig, setConfig } from "~/services/config/config.server";
 import { startTokenIssuer } from "../support/token-issuer";
 import { callRoute, request, setupTestApp } from "../setup/app";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { action as chatRequestAction } from "~/routes/api.chat-request";
-import { getDb } from "~/services/db.server";
+import { getDb } from "~/models/db.server";
 import { apiClientFor } from "../support/api-client";
 import { setupChatModel } from "../support/chat-fixtures";
 import { reply } from "../support/fake-openai-chat";

@@ -2,7 +2,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { listChatMessages } from "~/models/chat.server";
 import { answerQuestion, prepareQuestion } from "~/services/chat/chat.server";
-import { getDb } from "~/services/db.server";
+import { getDb } from "~/models/db.server";
 import { setLanguageModel } from "~/services/llm/engine.server";
 import { unloadLocalLanguageModel } from "~/services/llm/local-llm-runtime.server";
 import { createLocalLanguageModel } from "~/services/llm/local-llm.server";

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import { getDb } from "~/services/db.server";
+import { getDb } from "~/models/db.server";
 import { findDataBlocks } from "~/services/letters/data-blocks";
 import { reply } from "../support/fake-openai-chat";
 import { chatPage, conversationOf, cookieIn, setupChatModel } from "../support/chat-fixtures";

@@ -2,7 +2,7 @@ import { sql } from "kysely";
 import { describe, expect, it } from "vitest";
 import { action as streamAction } from "~/routes/resources.chat-stream";
 import { ANSWER_STALE_MS, sweepChats } from "~/services/chat/chat.server";
-import { getDb } from "~/services/db.server";
+import { getDb } from "~/models/db.server";
 import { reply } from "../support/fake-openai-chat";
 import { chatPage, chatRequest, conversationOf, cookieIn, readEvents, setupChatModel } from "../support/chat-fixtures";
 import { germanTextPdf } from "../support/pdf-fixtures";

@@ -6,11 +6,11 @@ import { action as extractMfiles } from "~/routes/api.extract-mfiles-pdf-context
 import { action as extractPdf } from "~/routes/api.extract-pdf-from-s3";
 import { action as pdfUploadUrls } from "~/routes/api.get-pdf-upload-urls";
 import { action as storagePut } from "~/routes/resources.storage.$";
-import { setConfig } from "~/services/config.server";
-import { setPatientRecordSource } from "~/services/context-sources.server";
-import { getDb } from "~/services/db.server";
-import { createDirectoryPatientRecordSource } from "~/services/patient-records.server";
-import { getStorage } from "~/services/storage.server";
+import { setConfig } from "~/services/config/config.server";
+import { setPatientRecordSource } from "~/services/letters/context-sources.server";
+import { getDb } from "~/models/db.server";
+import { createDirectoryPatientRecordSource } from "~/services/patient-records/patient-records.server";
+import { getStorage } from "~/services/storage/storage.server";
 import { germanTextPdf, GERMAN_LINES, multiPagePdf } from "../support/pdf-fixtures";
 import { getDevAccessToken } from "../support/oidc-client";
 import { callRoute, request, setupTestApp, TEST_CLIENT } from "../setup/app";

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { action as audioAction } from "~/routes/_app._index/route";
-import { getDb } from "~/services/db.server";
+import { getDb } from "~/models/db.server";
 import { apiClientFor } from "../support/api-client";
 import { seedTranscribedRecording } from "../support/letter-fixtures";
 import { serve } from "../support/remix-document";
@@ -44,7 +44,7 @@ async function recordingsOf(userId: string) {
 describe("a cookie-authenticated write with neither Origin nor Fetch-Metadata", () => {
   it("is refused with a foreign Referer: the workspace's delete keeps the recording", async () => {
     const { user, cookie, key } = await seeded("referer-foreign@praxis.example");
-    // Before Remix (server.mjs's check) and in the action itself (requireUser), the same refusal.
+    // Before Remix (server/index.mjs's check) and in the action itself (requireUser), the same refusal.
     const before = await serve(deletePost(key, cookie, FOREIGN));
     expect(before.status).toBe(403);
     expect(await before.text()).toBe("Cross-site request refused");

@@ -3,9 +3,9 @@ import { insertCustomTemplate } from "~/models/template.server";
 import { action as newAction, loader as newLoader } from "~/routes/_app.settings.new";
 import { loader as settingsLoader } from "~/routes/_app.settings/route";
 import { action as customApi } from "~/routes/api.structure.custom-template";
-import { MAX_CUSTOM_TEMPLATES } from "~/services/custom-templates.server";
-import { getDb } from "~/services/db.server";
-import { languageCookie } from "~/services/i18n.server";
+import { MAX_CUSTOM_TEMPLATES } from "~/services/templates/custom-templates.server";
+import { getDb } from "~/models/db.server";
+import { languageCookie } from "~/services/web/i18n.server";
 import { serve } from "../support/remix-document";
 import { APP_URL, callRoute, request, setupTestApp, signedInUser } from "../setup/app";
 

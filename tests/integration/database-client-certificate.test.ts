@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sql } from "kysely";
-import { migrateToLatest, openDatabase } from "~/services/db.server";
-import { buildConfig, parseEnv } from "~/services/config.server";
-import { PRODUCTION_ENV } from "~/services/config-test-helpers";
+import { migrateToLatest, openDatabase } from "~/models/db.server";
+import { buildConfig, parseEnv } from "~/services/config/config.server";
+import { PRODUCTION_ENV } from "../support/config-helpers";
 import { startCertPostgres, type CertPostgres } from "../support/postgres-cert";
 
 // The app can sign in to PostgreSQL with a client certificate instead of a password (ASVS 5.0 13.2.1): libpq's

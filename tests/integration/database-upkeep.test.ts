@@ -1,7 +1,7 @@
 import { sql } from "kysely";
 import { describe, expect, it } from "vitest";
-import { getDatabase, getDb } from "~/services/db.server";
-import { runDatabaseUpkeep } from "~/services/jobs.server";
+import { getDatabase, getDb } from "~/models/db.server";
+import { runDatabaseUpkeep } from "~/services/jobs/jobs.server";
 import { signedInUser } from "../setup/app";
 import { setupTestDatabase } from "../setup/db";
 

@@ -4,8 +4,8 @@ import path from "node:path";
 import { sql } from "kysely";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
-import { buildConfig, parseEnv } from "~/services/config.server";
-import { databaseOptions, embeddedSocketDir, openDatabase } from "~/services/db.server";
+import { buildConfig, parseEnv } from "~/services/config/config.server";
+import { databaseOptions, embeddedSocketDir, openDatabase } from "~/models/db.server";
 
 // A clone in a deeply nested folder (issue 22, finding 5): the embedded database's Unix socket no longer lives under
 // DATA_DIR, whose path may be longer than a socket's 107 bytes, but in a private folder of its own under the temp

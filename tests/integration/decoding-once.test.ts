@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { getDb } from "~/services/db.server";
+import { getDb } from "~/models/db.server";
 import { sessionFor } from "../support/admin-pages";
 import { escapeHtml } from "../support/injection-payloads";
 import { browserFor, type Browser } from "../support/injection-world";

@@ -5,7 +5,7 @@ import path from "node:path";
 import type { TLSSocket } from "node:tls";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { INSTANCE_HOST, makeInternalCa } from "../../scripts/internal-ca.mjs";
-import { readTlsSettings } from "../../server-tls.mjs";
+import { readTlsSettings } from "../../server/tls.mjs";
 import { startNginxFront, SERVER_NAME, type NginxFront } from "../support/nginx-front";
 import { startServerApp } from "../support/server-app";
 import { setupTestApp } from "../setup/app";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { getStorage, setStorage } from "~/services/storage.server";
+import { getStorage, setStorage } from "~/services/storage/storage.server";
 import { expectConsoleError } from "../setup/console";
 import { sessionFor } from "../support/admin-pages";
 import { seedTranscribedRecording } from "../support/letter-fixtures";

@@ -1,10 +1,10 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { getFixedTFor } from "~/services/i18n.server";
-import { openDatabase, setDatabase, type DatabaseHandle } from "~/services/db.server";
-import { healthReport } from "~/services/health.server";
-import { setJobs, startJobs, type JobsHandle } from "~/services/jobs.server";
+import { getFixedTFor } from "~/services/web/i18n.server";
+import { openDatabase, setDatabase, type DatabaseHandle } from "~/models/db.server";
+import { healthReport } from "~/services/admin/health.server";
+import { setJobs, startJobs, type JobsHandle } from "~/services/jobs/jobs.server";
 import { setSpeechEngine } from "~/services/speech/engine.server";
-import { LEASE_MS, sweepTranscriptionJobs } from "~/services/transcription-job.server";
+import { LEASE_MS, sweepTranscriptionJobs } from "~/services/transcription/job.server";
 import { makeSpeechWav, makeTempDir, removeTempDir } from "../support/audio-fixtures";
 import { heldSpeechEngine, meteredUnits, seedReadyRecording, stateOf } from "../support/faults";
 import { serve } from "../support/remix-document";

@@ -1,8 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { action as letterAction } from "~/routes/api.medical-letter-v2";
-import { getFixedTFor } from "~/services/i18n.server";
-import { runLetterJob } from "~/services/letter-job.server";
-import { LETTER_MAX_ATTEMPTS } from "~/services/letter-job-outcome.server";
+import { getFixedTFor } from "~/services/web/i18n.server";
+import { runLetterJob } from "~/services/letters/job.server";
+import { LETTER_MAX_ATTEMPTS } from "~/services/letters/job-outcome.server";
 import { setLanguageModel } from "~/services/llm/engine.server";
 import { createOpenAiChatModel } from "~/services/llm/openai-chat.server";
 import { stateOf } from "../support/faults";

@@ -1,11 +1,17 @@
 import fs from "node:fs";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { healthReport } from "~/services/health.server";
-import { getFixedTFor } from "~/services/i18n.server";
+import { healthReport } from "~/services/admin/health.server";
+import { getFixedTFor } from "~/services/web/i18n.server";
 import { setSpeechEngine } from "~/services/speech/engine.server";
-import { createStorage, getStorage, ownerPrefix, setStorage, type StorageConfig } from "~/services/storage.server";
-import { runTranscriptionJob } from "~/services/transcription-job.server";
-import { getDb } from "~/services/db.server";
+import {
+  createStorage,
+  getStorage,
+  ownerPrefix,
+  setStorage,
+  type StorageConfig,
+} from "~/services/storage/storage.server";
+import { runTranscriptionJob } from "~/services/transcription/job.server";
+import { getDb } from "~/models/db.server";
 import { makeSpeechWav, makeTempDir, removeTempDir } from "../support/audio-fixtures";
 import { heldSpeechEngine, meteredUnits, seedReadyRecording, stateOf } from "../support/faults";
 import { serve } from "../support/remix-document";

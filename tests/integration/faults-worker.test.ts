@@ -1,16 +1,16 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 // First: jobs.server and letters.server import each other, and the queue names must exist when the queues do.
-import { setJobs, startJobs, type JobsHandle } from "~/services/jobs.server";
+import { setJobs, startJobs, type JobsHandle } from "~/services/jobs/jobs.server";
 import { loader as filesLoader } from "~/routes/api.files";
 import { action as letterAction } from "~/routes/api.medical-letter-v2";
 import { action as transcribeAction } from "~/routes/api.transcribe_v2";
-import { getDb } from "~/services/db.server";
-import { LETTER_LEASE_MS, sweepLetterJobs } from "~/services/letter-job.server";
+import { getDb } from "~/models/db.server";
+import { LETTER_LEASE_MS, sweepLetterJobs } from "~/services/letters/job.server";
 import { setLanguageModel } from "~/services/llm/engine.server";
 import { createOpenAiChatModel } from "~/services/llm/openai-chat.server";
 import { setSpeechEngine } from "~/services/speech/engine.server";
 import { createSpeechmaticsEngine } from "~/services/speech/speechmatics.server";
-import { LEASE_MS, sweepTranscriptionJobs } from "~/services/transcription-job.server";
+import { LEASE_MS, sweepTranscriptionJobs } from "~/services/transcription/job.server";
 import { makeSpeechWav, makeTempDir, removeTempDir } from "../support/audio-fixtures";
 import { bundleFaultWorker, startFaultWorker, type FaultWorker } from "../support/fault-worker-process";
 import { meteredUnits, seedReadyRecording, stateOf } from "../support/faults";

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { setConfig } from "~/services/config.server";
+import { setConfig } from "~/services/config/config.server";
 import { serve } from "../support/remix-document";
 import { request, setupTestApp, signedInUser } from "../setup/app";
 

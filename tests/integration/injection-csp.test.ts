@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { getStorage, setStorage } from "~/services/storage.server";
+import { getStorage, setStorage } from "~/services/storage/storage.server";
 import { sessionFor } from "../support/admin-pages";
 import { setupChatModel } from "../support/chat-fixtures";
 import { nonceOf } from "../support/injection-payloads";

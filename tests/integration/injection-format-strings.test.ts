@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { languageCookie } from "~/services/i18n.server";
+import { languageCookie } from "~/services/web/i18n.server";
 import { recordingWithLetter } from "../support/access-matrix-fixture";
 import { setupChatModel } from "../support/chat-fixtures";
 import { escapeHtml } from "../support/injection-payloads";

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { getDb } from "~/services/db.server";
-import { startSession } from "~/services/session.server";
+import { getDb } from "~/models/db.server";
+import { startSession } from "~/services/web/session.server";
 import { recordingWithLetter, snapshotOf } from "../support/access-matrix-fixture";
 import { browserFor, type Browser } from "../support/injection-world";
 import { seedTranscribedRecording } from "../support/letter-fixtures";

@@ -1,5 +1,5 @@
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { getDb } from "~/services/db.server";
+import { getDb } from "~/models/db.server";
 import { recordingWithLetter, snapshotOf } from "../support/access-matrix-fixture";
 import { browserFor, type Browser } from "../support/injection-world";
 import { livePayload, segment, stop } from "../support/live-save";

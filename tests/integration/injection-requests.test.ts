@@ -1,16 +1,10 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  VAULT,
-  USER,
-  PASSWORD,
-  addPatientDocuments,
-  mfilesSource,
-} from "~/services/patient-records-mfiles-test-helpers";
-import { setPatientRecordSource } from "~/services/context-sources.server";
-import { getDb } from "~/services/db.server";
-import { startSession } from "~/services/session.server";
+import { VAULT, USER, PASSWORD, addPatientDocuments, mfilesSource } from "../support/mfiles-helpers";
+import { setPatientRecordSource } from "~/services/letters/context-sources.server";
+import { getDb } from "~/models/db.server";
+import { startSession } from "~/services/web/session.server";
 import { routeExports, routeModules } from "../support/access-matrix";
 import { snapshotOf } from "../support/access-matrix-fixture";
 import { setupChatModel } from "../support/chat-fixtures";
@@ -96,7 +90,7 @@ describe("a state-changing request from another site", () => {
     expect(await snapshotOf(world.user.id, storageDir())).toEqual(before);
   });
 
-  it("gets a 403 with the security headers, audited, from the check server.mjs runs before Remix", async () => {
+  it("gets a 403 with the security headers, audited, from the check server/index.mjs runs before Remix", async () => {
     const response = await serve(
       request("/chat", {
         method: "POST",

@@ -1,7 +1,7 @@
 import { sql } from "kysely";
 import { beforeAll, describe, expect, it } from "vitest";
-import { getDb } from "~/services/db.server";
-import { settleMetering } from "~/services/usage.server";
+import { getDb } from "~/models/db.server";
+import { settleMetering } from "~/services/admin/usage.server";
 import { sessionFor } from "../support/admin-pages";
 import { setupChatModel } from "../support/chat-fixtures";
 import { escapeHtml, SQL } from "../support/injection-payloads";

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { getDb } from "~/services/db.server";
-import { queues, startJobs, type JobsHandle } from "~/services/jobs.server";
+import { getDb } from "~/models/db.server";
+import { queues, startJobs, type JobsHandle } from "~/services/jobs/jobs.server";
 import { signedInUser, setupTestApp } from "../setup/app";
 
 const app = setupTestApp();

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { action as promptsAction } from "~/routes/api.prompts";
-import { MAX_JSON_BODY_BYTES } from "~/services/api.server";
-import { getDb } from "~/services/db.server";
+import { MAX_JSON_BODY_BYTES } from "~/services/web/api.server";
+import { getDb } from "~/models/db.server";
 import { callRoute, request, setupTestApp, signedInUser } from "../setup/app";
 
 // Issue 22 (outside security check): a 12 MB JSON body was read whole and answered 400 "Invalid JSON body". A body

@@ -4,7 +4,7 @@ import { action as redoAction } from "~/routes/_app.arztbriefe.redo.$";
 import { action as listAction } from "~/routes/_app.arztbriefe";
 import { action as viewerAction } from "~/routes/_app.transcriptions.$";
 import { action as transcriptionsAction } from "~/routes/_app.transcriptions";
-import { getDb } from "~/services/db.server";
+import { getDb } from "~/models/db.server";
 import { letterJobOf, letterStatusOf, seedTranscribedRecording } from "../support/letter-fixtures";
 import { LINES, page, post, seedLetter, SOAP, titlesAndTexts, versionsOf } from "../support/letter-screens";
 import { setupTestApp, signedInUser } from "../setup/app";

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { insertProposal } from "~/models/letter.server";
 import type { StoredLetterContent } from "~/models/schema";
 import { action as editorAction } from "~/routes/_app.arztbriefe.$/route";
-import { getDb } from "~/services/db.server";
+import { getDb } from "~/models/db.server";
 import { setLanguageModel } from "~/services/llm/engine.server";
 import { page, post, seedLetter, SOAP, titlesAndTexts, versionsOf } from "../support/letter-screens";
 import { ScriptedModel } from "../support/scripted-model";

@@ -7,9 +7,9 @@ import { action as promptDeleteAction } from "~/routes/api.prompts.$id";
 import { action as refineBulkAction } from "~/routes/api.refine-arztbrief-bulk";
 import { action as refineAction } from "~/routes/api.refine-arztbrief-structured";
 import { action as tagsAction } from "~/routes/api.update-file-tags";
-import { getDb } from "~/services/db.server";
-import { runLetterJob } from "~/services/letter-job.server";
-import { requestLetter } from "~/services/letters.server";
+import { getDb } from "~/models/db.server";
+import { runLetterJob } from "~/services/letters/job.server";
+import { requestLetter } from "~/services/letters/letters.server";
 import type { ApiClient } from "../support/api-client";
 import { letterJobOf, letterStatusOf, seedTranscribedRecording } from "../support/letter-fixtures";
 import {

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { loader as filesLoader } from "~/routes/api.files";
 import { action as createAction } from "~/routes/api.medical-letter-v2";
-import { getDb } from "~/services/db.server";
-import { runLetterJob, sweepLetterJobs } from "~/services/letter-job.server";
-import { LETTER_MAX_ATTEMPTS } from "~/services/letter-job-outcome.server";
+import { getDb } from "~/models/db.server";
+import { runLetterJob, sweepLetterJobs } from "~/services/letters/job.server";
+import { LETTER_MAX_ATTEMPTS } from "~/services/letters/job-outcome.server";
 import { reply } from "../support/fake-openai-chat";
 import { letterJobOf, letterStatusOf, seedTranscribedRecording } from "../support/letter-fixtures";
 import { call, CONSULTATION, letterResponder, setupLetterModel, signInWith } from "../support/letters-api";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { LIST_PAGE_SIZE } from "~/services/pagination";
+import { LIST_PAGE_SIZE } from "~/services/web/pagination";
 import { recordingWithLetter } from "../support/access-matrix-fixture";
 import { serve } from "../support/remix-document";
 import { request, setupTestApp, signedInUser } from "../setup/app";

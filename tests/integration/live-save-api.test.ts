@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { loader as transcriptLoader } from "~/routes/api.transcript_v2.$";
-import { getDb } from "~/services/db.server";
-import { settleMetering } from "~/services/usage.server";
+import { getDb } from "~/models/db.server";
+import { settleMetering } from "~/services/admin/usage.server";
 import { apiClientFor } from "../support/api-client";
 import { livePayload, recordingOf, saveLive, segment, stop } from "../support/live-save";
 import { callRoute, setupTestApp } from "../setup/app";

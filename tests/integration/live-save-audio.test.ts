@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loader as filesLoader } from "~/routes/api.files";
 import { action as uploadUrlAction } from "~/routes/api.get-upload-url";
 import { saveRealtimeTranscript } from "~/services/live/save.server";
-import { getStorage } from "~/services/storage.server";
+import { getStorage } from "~/services/storage/storage.server";
 import { makeSpeechWav, makeTempDir, removeTempDir } from "../support/audio-fixtures";
 import { apiClientFor } from "../support/api-client";
 import { letterJobOf, userIdOf } from "../support/letter-fixtures";

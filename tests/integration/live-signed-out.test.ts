@@ -2,12 +2,12 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest
 import { SIGNED_OUT_REASON } from "~/live/protocol";
 import { action as adminSessionsAction } from "~/routes/$adminPath.sessions";
 import { action as createAction } from "~/routes/live.sessions";
-import { getDb } from "~/services/db.server";
+import { getDb } from "~/models/db.server";
 import { setLiveEngine } from "~/services/live/engine.server";
 import { createSpeechmaticsRealtimeEngine } from "~/services/live/engines/speechmatics-rt.server";
 import { stopBus } from "~/services/live/bus.server";
 import { closeAllRuns } from "~/services/live/runner.server";
-import { endSession } from "~/services/session.server";
+import { endSession } from "~/services/web/session.server";
 import { sessionFor } from "../support/admin-pages";
 import { makeTempDir, removeTempDir } from "../support/audio-fixtures";
 import { startFakeSpeechmaticsRt, type FakeSpeechmaticsRt } from "../support/fake-speechmatics-rt";

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { action as jwtAction } from "~/routes/api.speechmatics-jwt";
-import { getConfig, setConfig } from "~/services/config.server";
+import { getConfig, setConfig } from "~/services/config/config.server";
 import { apiClientFor } from "../support/api-client";
 import { startFakeSpeechmaticsRt, type FakeSpeechmaticsRt } from "../support/fake-speechmatics-rt";
 import { callRoute, setupTestApp } from "../setup/app";

@@ -1,6 +1,6 @@
 import { createServer, type AddressInfo, type Socket } from "node:net";
 import { describe, expect, it } from "vitest";
-import { createFrameQueue } from "../../server-log-ship-queue.mjs";
+import { createFrameQueue } from "../../server/log-ship-queue.mjs";
 import type { SyslogCollector } from "../support/syslog-collector";
 import { received, setUpLogShipping } from "../support/log-shipping";
 

@@ -3,11 +3,11 @@ import { once } from "node:events";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { parseEnv } from "~/services/config.server";
+import { parseEnv } from "~/services/config/config.server";
 import { freePort, received, setUpLogShipping, withText, type Entry } from "../support/log-shipping";
 
 // ASVS 16.4.3 (ADR 0023): with LOG_SYSLOG_URL every entry a process writes to stdout/stderr also goes to a collector
-// on another machine, as RFC 5424 syslog over TLS (RFC 5425). The processes here log as server.mjs and the worker
+// on another machine, as RFC 5424 syslog over TLS (RFC 5425). The processes here log as server/index.mjs and the worker
 // do (tests/support/log-ship-child.mjs: the structured console and the shipper, no app); the collector is a real TLS
 // server with a certificate from a test CA made by openssl (tests/support/syslog-collector.ts). What happens when the
 // connection stalls or breaks: log-shipping-stalls.test.ts.
@@ -122,7 +122,7 @@ describe("log shipping to a syslog collector (LOG_SYSLOG_URL)", () => {
 });
 
 describe("a wrong LOG_SYSLOG_URL", () => {
-  it("stops `node server.mjs` before it boots, naming the variable but not its value", async () => {
+  it("stops `node server/index.mjs` before it boots, naming the variable but not its value", async () => {
     const cases: Array<[Record<string, string>, string]> = [
       [{ LOG_SYSLOG_URL: "http://logs.example:514" }, "LOG_SYSLOG_URL: must be tls://host:port"],
       [{ LOG_SYSLOG_URL: "tcp://logs.example:514" }, "LOG_SYSLOG_URL: tcp:// (unencrypted) is allowed only to"],
@@ -148,9 +148,9 @@ describe("a wrong LOG_SYSLOG_URL", () => {
   });
 });
 
-/** What `node server.mjs` says when it refuses these settings: its one error line's message, checked for shape. */
+/** What `node server/index.mjs` says when it refuses these settings: its one error line's message, checked for shape. */
 async function refusal(env: Record<string, string>) {
-  const child = spawn(process.execPath, ["server.mjs"], {
+  const child = spawn(process.execPath, ["server/index.mjs"], {
     env: { PATH: process.env.PATH, NODE_ENV: "production", LOG_FORMAT: "json", ...env },
     stdio: ["ignore", "ignore", "pipe"],
   });

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { languageCookie } from "~/services/i18n.server";
+import { languageCookie } from "~/services/web/i18n.server";
 import { seedWorld, type World } from "../support/access-matrix-fixture";
 import { screenRoutes } from "../support/access-matrix-screens";
 import { sessionFor } from "../support/admin-pages";

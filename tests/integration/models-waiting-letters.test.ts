@@ -1,8 +1,8 @@
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { action as createAction } from "~/routes/api.medical-letter-v2";
-import { getConfig } from "~/services/config.server";
-import { runLetterJob } from "~/services/letter-job.server";
+import { getConfig } from "~/services/config/config.server";
+import { runLetterJob } from "~/services/letters/job.server";
 import {
   LETTER_ROLES,
   modelStatus,

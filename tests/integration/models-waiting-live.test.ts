@@ -4,8 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { NumberedMessage } from "~/live/protocol";
 import { action as createAction } from "~/routes/live.sessions";
 import { action as sessionAction, loader as sessionLoader } from "~/routes/live.sessions.$";
-import { getConfig } from "~/services/config.server";
-import { getDb } from "~/services/db.server";
+import { getConfig } from "~/services/config/config.server";
+import { getDb } from "~/models/db.server";
 import { stopBus } from "~/services/live/bus.server";
 import { closeAllRuns } from "~/services/live/runner.server";
 import {
@@ -17,8 +17,8 @@ import {
 } from "~/services/model-store/downloads.server";
 import { setSpeechEngine } from "~/services/speech/engine.server";
 import type { SpeechRequest } from "~/services/speech/types";
-import { getStorage } from "~/services/storage.server";
-import { runTranscriptionJob } from "~/services/transcription-job.server";
+import { getStorage } from "~/services/storage/storage.server";
+import { runTranscriptionJob } from "~/services/transcription/job.server";
 import { makeTempDir, removeTempDir } from "../support/audio-fixtures";
 import { speechBuffers } from "../support/live-client";
 import { narrowPathToNode } from "../support/node-only-path";

@@ -2,8 +2,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { action as audioAction } from "~/routes/_app._index/route";
-import { getConfig } from "~/services/config.server";
-import { getDb } from "~/services/db.server";
+import { getConfig } from "~/services/config/config.server";
+import { getDb } from "~/models/db.server";
 import {
   modelStatus,
   SPEECH_ROLES,
@@ -12,7 +12,7 @@ import {
   waitingForModels,
 } from "~/services/model-store/downloads.server";
 import { getSpeechEngine } from "~/services/speech/engine.server";
-import { runTranscriptionJob } from "~/services/transcription-job.server";
+import { runTranscriptionJob } from "~/services/transcription/job.server";
 import { setupSpeechWav } from "../support/audio-fixtures";
 import { startModelMirror, type ModelMirror } from "../support/model-mirror";
 import { serve } from "../support/remix-document";

@@ -1,8 +1,8 @@
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { getDb } from "~/services/db.server";
-import { getStorage, makeStorageKey } from "~/services/storage.server";
-import { flipFirstChar } from "~/services/storage-test-helpers";
-import { NOT_FOUND_AUDITS_PER_WINDOW, resetNotFoundBudgets } from "~/services/not-found-audit.server";
+import { getDb } from "~/models/db.server";
+import { getStorage, makeStorageKey } from "~/services/storage/storage.server";
+import { flipFirstChar } from "../support/storage-helpers";
+import { NOT_FOUND_AUDITS_PER_WINDOW, resetNotFoundBudgets } from "~/services/audit/not-found-audit.server";
 import { sessionFor } from "../support/admin-pages";
 import { browserFor, type Browser } from "../support/injection-world";
 import { openLiveSocket, startLiveDoor } from "../support/live-client";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { stripNul } from "~/services/db.server";
+import { stripNul } from "~/models/db.server";
 import { serve } from "../support/remix-document";
 import { APP_URL, request, setupTestApp, signedInUser } from "../setup/app";
 

@@ -4,11 +4,11 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi, t
 import { loader as workspaceLoader } from "~/routes/_app";
 import { loader as loginLoader } from "~/routes/login";
 import { action as logoutAction } from "~/routes/logout";
-import { resetOidcCaches } from "~/services/auth.server";
-import { getConfig, setConfig, type Config } from "~/services/config.server";
-import { getDb } from "~/services/db.server";
-import { getFixedTFor } from "~/services/i18n.server";
-import { readSession } from "~/services/session.server";
+import { resetOidcCaches } from "~/services/web/auth.server";
+import { getConfig, setConfig, type Config } from "~/services/config/config.server";
+import { getDb } from "~/models/db.server";
+import { getFixedTFor } from "~/services/web/i18n.server";
+import { readSession } from "~/services/web/session.server";
 import { startFakeOidcProvider, type FakeOidcProvider, type IdTokenFault } from "../support/fake-oidc-provider";
 import { appRequest, callback, goToProvider, newBrowser, type Browser } from "../support/sign-in-browser";
 import { callRoute, setupTestApp, TEST_CLIENT } from "../setup/app";

@@ -10,22 +10,22 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } 
 import { loader as usageLoader } from "~/routes/api.usage-dashboard";
 import { loader as callbackLoader } from "~/routes/auth.callback";
 import { loader as startLoader } from "~/routes/auth.start";
-import { getDiscovery, resetOidcCaches } from "~/services/auth.server";
-import { getConfig, setConfig } from "~/services/config.server";
-import { openDatabase } from "~/services/db.server";
+import { getDiscovery, resetOidcCaches } from "~/services/web/auth.server";
+import { getConfig, setConfig } from "~/services/config/config.server";
+import { openDatabase } from "~/models/db.server";
 import { LiveEngineError } from "~/services/live/engine-types";
 import { createSpeechmaticsRealtimeEngine } from "~/services/live/engines/speechmatics-rt.server";
 import { createRealtimeToken } from "~/services/live/speechmatics-token.server";
 import { createOpenAiChatModel } from "~/services/llm/openai-chat.server";
 import { LlmError } from "~/services/llm/types";
-import { PatientRecordError, createPatientRecordSource } from "~/services/patient-records.server";
+import { PatientRecordError, createPatientRecordSource } from "~/services/patient-records/patient-records.server";
 import { createOpenAiTranscriptionEngine } from "~/services/speech/openai-transcribe.server";
 import type { RetryPolicy } from "~/services/speech/retry";
 import { createSpeechmaticsEngine } from "~/services/speech/speechmatics.server";
 import { SpeechEngineError, type SpeechRequest } from "~/services/speech/types";
-import { makeStorageKey } from "~/services/storage-keys.server";
-import { createS3Storage } from "~/services/storage-s3.server";
-import { isServiceUnavailable } from "~/services/unavailable.server";
+import { makeStorageKey } from "~/services/storage/keys.server";
+import { createS3Storage } from "~/services/storage/s3.server";
+import { isServiceUnavailable } from "~/services/web/unavailable.server";
 import { makeTempDir, removeTempDir } from "../support/audio-fixtures";
 import {
   certificateErrorCode,
@@ -182,7 +182,7 @@ describe("the engines' HTTPS and WSS clients", () => {
 });
 
 /**
- * The global fetch of production: server.mjs calls installGlobals with v3_singleFetch off, which puts Remix's
+ * The global fetch of production: server/index.mjs calls installGlobals with v3_singleFetch off, which puts Remix's
  * polyfill (@remix-run/web-fetch, on node:https) where Node's own fetch (undici) is. The M-Files client and the
  * OIDC calls use the global fetch, so both are tried. The globals are put back at once.
  */

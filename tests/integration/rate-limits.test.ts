@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { action as uploadUrlAction } from "~/routes/api.get-upload-url";
-import { CLIENT_ADDRESS_HEADER } from "~/services/audit.server";
-import { getDb } from "~/services/db.server";
-import { UPLOADS_PER_HOUR } from "~/services/recordings.server";
+import { CLIENT_ADDRESS_HEADER } from "~/services/audit/audit.server";
+import { getDb } from "~/models/db.server";
+import { UPLOADS_PER_HOUR } from "~/services/recordings/recordings.server";
 import { APP_URL, callRoute, request, setupTestApp, signedInUser } from "../setup/app";
 
 // Per-user limits on costly calls (issue 9 "Fault suite"): thirty clinicians behind one hospital NAT share an
@@ -31,7 +31,7 @@ function slot(cookie: string) {
         "Content-Type": "application/json",
         Origin: APP_URL,
         "Sec-Fetch-Site": "same-origin",
-        // As server.mjs hands it over: both users' requests come from the hospital's one address.
+        // As server/index.mjs hands it over: both users' requests come from the hospital's one address.
         [CLIENT_ADDRESS_HEADER]: NAT,
       },
       body: JSON.stringify({ file_name: "visite.wav", file_type: "audio/wav", language_code: "de" }),

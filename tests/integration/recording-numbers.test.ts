@@ -1,6 +1,6 @@
 import { sql } from "kysely";
 import { describe, expect, it } from "vitest";
-import { getDb } from "~/services/db.server";
+import { getDb } from "~/models/db.server";
 import { recordingWithLetter } from "../support/access-matrix-fixture";
 import { serve } from "../support/remix-document";
 import { request, setupTestApp, signedInUser } from "../setup/app";

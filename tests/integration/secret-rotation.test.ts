@@ -1,17 +1,17 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi, type MockInstance } from "vitest";
 import { loader as workspaceLoader } from "~/routes/_app";
-import { nonceFor, resetOidcCaches } from "~/services/auth.server";
-import { getConfig, setConfig, type Config } from "~/services/config.server";
-import type { SecretList } from "~/services/config-secrets.server";
-import { getDb } from "~/services/db.server";
+import { nonceFor, resetOidcCaches } from "~/services/web/auth.server";
+import { getConfig, setConfig, type Config } from "~/services/config/config.server";
+import type { SecretList } from "~/services/config/secrets.server";
+import { getDb } from "~/models/db.server";
 import { saveRealtimeTranscript } from "~/services/live/save.server";
-import { readToast, setToast } from "~/services/toast.server";
+import { readToast, setToast } from "~/services/web/toast.server";
 import { startFakeOidcProvider, type FakeOidcProvider } from "../support/fake-oidc-provider";
 import { livePayload } from "../support/live-save";
 import { appRequest, callback, goToProvider, newBrowser } from "../support/sign-in-browser";
 import { callRoute, setupTestApp, signedInUser, TEST_CLIENT } from "../setup/app";
 
-// COOKIE_SECRET is a rotation list (ASVS 11.2.2, config-secrets.server.ts): the first secret signs, every one is
+// COOKIE_SECRET is a rotation list (ASVS 11.2.2, config/secrets.server.ts): the first secret signs, every one is
 // accepted. Putting a new secret first keeps everything signed with the old one working until it is removed from
 // the list. Covered: the session and one-time-message cookies (Remix's `secrets`), the OIDC nonce and the live-save
 // fingerprint. The local store's signed URLs: storage-local.server.test.ts.

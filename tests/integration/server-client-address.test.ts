@@ -1,12 +1,12 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import WebSocket from "ws";
-import { parseEnv, setConfig } from "~/services/config.server";
-import { getDb } from "~/services/db.server";
+import { parseEnv, setConfig } from "~/services/config/config.server";
+import { getDb } from "~/models/db.server";
 import { createLiveSession } from "~/services/live/sessions.server";
 import { startServerApp } from "../support/server-app";
 import { APP_URL, setupTestApp, signedInUser } from "../setup/app";
 
-// ASVS 4.1.3 / 15.3.4 / 6.3.1, through the real Express layer of server.mjs: the client address that the audit
+// ASVS 4.1.3 / 15.3.4 / 6.3.1, through the real Express layer of server/index.mjs: the client address that the audit
 // trail records and the sign-in start limit counts is the socket's, unless TRUST_PROXY names the proxy the request
 // came through. A client that writes X-Forwarded-For (or the app's own address header) itself changes neither.
 const app = setupTestApp({ provider: true, env: { RATE_LIMIT_SIGNIN_PER_MINUTE: "3" } });
@@ -14,7 +14,7 @@ const app = setupTestApp({ provider: true, env: { RATE_LIMIT_SIGNIN_PER_MINUTE: 
 const FORGED = ["203.0.113.1", "203.0.113.2", "203.0.113.3", "203.0.113.4"];
 let server: Awaited<ReturnType<typeof startServerApp>> | undefined;
 
-/** The server as `node server.mjs` starts it with this TRUST_PROXY (unset: undefined), through the config parser. */
+/** The server as `node server/index.mjs` starts it with this TRUST_PROXY (unset: undefined), through the config parser. */
 async function serveWith(trustProxy: string | undefined) {
   await server?.close();
   setConfig({ ...app.config, trustProxy: parseEnv(trustProxy ? { TRUST_PROXY: trustProxy } : {}).TRUST_PROXY });

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServerApp } from "../support/server-app";
 import { setupTestApp } from "../setup/app";
 
-// ASVS 13.4.1, 13.4.3 through server.mjs's Express layer with the real public/ directory, run from the repository:
+// ASVS 13.4.1, 13.4.3 through server/index.mjs's Express layer with the real public/ directory, run from the repository:
 // the working tree around it (.git, the sources, package.json, the data directory) is never served, however the
 // path is spelled, and no directory is listed.
 setupTestApp();

@@ -1,13 +1,13 @@
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import WebSocket from "ws";
-import { parseEnv, setConfig } from "~/services/config.server";
-import { getDb } from "~/services/db.server";
+import { parseEnv, setConfig } from "~/services/config/config.server";
+import { getDb } from "~/models/db.server";
 import { createLiveSession } from "~/services/live/sessions.server";
-import { escapeLogText, formatLogLine, installStructuredConsole, withLogContext } from "../../server-log.mjs";
+import { escapeLogText, formatLogLine, installStructuredConsole, withLogContext } from "../../server/log.mjs";
 import { startServerApp } from "../support/server-app";
 import { APP_URL, setupTestApp, signedInUser } from "../setup/app";
 
-// ASVS 16.2.1/16.2.2/16.2.4/16.4.1: what server.mjs and the worker write is one line per entry, with its time in UTC,
+// ASVS 16.2.1/16.2.2/16.2.4/16.4.1: what server/index.mjs and the worker write is one line per entry, with its time in UTC,
 // its level and the request it belongs to, in a format a log processor reads (JSON, or text with LOG_FORMAT=text),
 // and nothing a message holds can start a line of its own.
 const app = setupTestApp({ provider: true });
@@ -132,7 +132,7 @@ describe("log lines", () => {
   });
 });
 
-describe("the request line and the request id (server-app.mjs)", () => {
+describe("the request line and the request id (server/app.mjs)", () => {
   async function serve(trustProxy?: string) {
     setConfig({ ...app.config, trustProxy: parseEnv(trustProxy ? { TRUST_PROXY: trustProxy } : {}).TRUST_PROXY });
     server = await startServerApp();

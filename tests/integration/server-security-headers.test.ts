@@ -2,11 +2,11 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { setConfig } from "~/services/config.server";
+import { setConfig } from "~/services/config/config.server";
 import { startServerApp } from "../support/server-app";
 import { setupTestApp } from "../setup/app";
 
-// ASVS 3.4.1, 3.4.4, 3.4.5, 3.4.6 on every answer of server.mjs (server-app.mjs): the live client, the build's
+// ASVS 3.4.1, 3.4.4, 3.4.5, 3.4.6 on every answer of server/index.mjs (server/app.mjs): the live client, the build's
 // assets and public/ never pass through Remix, and resource routes answer as they like, yet a browser must not sniff
 // them into another type, frame them, leak the page address to other sites, or reach them over plain http once HSTS
 // is known. Pages and API answers keep the policy the app gives them.

@@ -8,16 +8,16 @@ import path from "node:path";
 import tls from "node:tls";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
-import { getDb } from "~/services/db.server";
+import { getDb } from "~/models/db.server";
 import { createLiveSession } from "~/services/live/sessions.server";
 import { INSTANCE_HOST, makeInternalCa } from "../../scripts/internal-ca.mjs";
-import { readTlsSettings } from "../../server-tls.mjs";
+import { readTlsSettings } from "../../server/tls.mjs";
 import { startServerApp } from "../support/server-app";
 import { APP_URL, setupTestApp, signedInUser } from "../setup/app";
 
 // ASVS 12.3.1, 12.3.3 (ADR 0022): with TLS_CERT_FILE and TLS_KEY_FILE the app serves HTTPS itself — the instance
-// as server.mjs starts it (server-tls.mjs reads the files, server-listen.mjs listens; the Express app over the
-// source build), with a certificate from a test internal CA. And `node server.mjs` itself refuses a wrong setting
+// as server/index.mjs starts it (server/tls.mjs reads the files, server/listen.mjs listens; the Express app over the
+// source build), with a certificate from a test internal CA. And `node server/index.mjs` itself refuses a wrong setting
 // before it boots, naming the variable (no build is needed for that: it stops before importing it).
 setupTestApp();
 
@@ -151,10 +151,10 @@ describe("an instance with TLS_CERT_FILE and TLS_KEY_FILE", () => {
   });
 });
 
-/** `node server.mjs` with only these settings (as `uid`, if given): its exit code and what it wrote to stderr. */
+/** `node server/index.mjs` with only these settings (as `uid`, if given): its exit code and what it wrote to stderr. */
 function startServer(env: Record<string, string>, user: { uid?: number; gid?: number } = {}) {
   return new Promise<{ code: number | null; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, ["server.mjs"], {
+    const child = spawn(process.execPath, ["server/index.mjs"], {
       env: { PATH: process.env.PATH, NODE_ENV: "production", LOG_FORMAT: "json", ...env },
       stdio: ["ignore", "ignore", "pipe"],
       ...user,
@@ -165,7 +165,7 @@ function startServer(env: Record<string, string>, user: { uid?: number; gid?: nu
   });
 }
 
-describe("node server.mjs with a wrong TLS setting", () => {
+describe("node server/index.mjs with a wrong TLS setting", () => {
   it("stops before it boots, with a readable line naming the variable", async () => {
     const good = ca.issue(INSTANCE_HOST, { file: "good" });
     const other = ca.issue(INSTANCE_HOST, { file: "other" });
@@ -205,7 +205,7 @@ describe("node server.mjs with a wrong TLS setting", () => {
   });
 });
 
-/** What `node server.mjs` says when it refuses these settings: its one error line's message, checked for shape. */
+/** What `node server/index.mjs` says when it refuses these settings: its one error line's message, checked for shape. */
 async function refusal(env: Record<string, string>, user: { uid?: number; gid?: number } = {}) {
   const { code, stderr } = await startServer(env, user);
   const lines = stderr.trim().split("\n");

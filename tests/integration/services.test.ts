@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { action as localeAction } from "~/routes/resources.locale";
-import { audit } from "~/services/audit.server";
-import { getDb } from "~/services/db.server";
-import { hitRateLimit } from "~/services/rate-limit.server";
-import { recordUsage, usageByUser } from "~/services/usage.server";
+import { audit } from "~/services/audit/audit.server";
+import { getDb } from "~/models/db.server";
+import { hitRateLimit } from "~/services/web/rate-limit.server";
+import { recordUsage, usageByUser } from "~/services/admin/usage.server";
 import { callRoute, request, signedInUser, setupTestApp } from "../setup/app";
 
 setupTestApp();

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { findSession } from "~/models/session.server";
 import { upsertUserByIdentity } from "~/models/user.server";
-import { hashSessionId, startSession } from "~/services/session.server";
+import { hashSessionId, startSession } from "~/services/web/session.server";
 import { setupTestApp } from "../setup/app";
 
 // ASVS 5.0 7.2.3: session ids are unique, at least 128 bits, and come from a CSPRNG. Read back from the cookies a

@@ -1,8 +1,8 @@
 import { Migrator } from "kysely";
 import { describe, expect, it } from "vitest";
-import { getDb } from "~/services/db.server";
-import { startSession } from "~/services/session.server";
-import { MAX_SESSIONS_PER_USER } from "~/services/session-list.server";
+import { getDb } from "~/models/db.server";
+import { startSession } from "~/services/web/session.server";
+import { MAX_SESSIONS_PER_USER } from "~/services/accounts/session-list.server";
 import { migrations } from "../../migrations";
 import {
   ACCOUNTS,

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { loader as workspaceLoader } from "~/routes/_app";
 import { action as resumeAction, loader as resumeLoader } from "~/routes/resume.$id";
-import { getDb } from "~/services/db.server";
-import { readSession, requireUser } from "~/services/session.server";
+import { getDb } from "~/models/db.server";
+import { readSession, requireUser } from "~/services/web/session.server";
 import { callRoute, request, signedInUser, setupTestApp } from "../setup/app";
 
 setupTestApp();

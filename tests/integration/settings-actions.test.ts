@@ -4,8 +4,8 @@ import { action as removeAction, loader as removeLoader } from "~/routes/_app.se
 import { loader as repositoryLoader } from "~/routes/_app.settings.repository";
 import { action as settingsAction, loader as settingsLoader } from "~/routes/_app.settings/route";
 import { loader as apiRepository } from "~/routes/api.structure.repository";
-import { getFixedTFor } from "~/services/i18n.server";
-import { setConfig } from "~/services/config.server";
+import { getFixedTFor } from "~/services/web/i18n.server";
+import { setConfig } from "~/services/config/config.server";
 import { callRoute, request, setupTestApp, signedInUser } from "../setup/app";
 
 // The Settings screens' server path: crafted posts that skip every browser

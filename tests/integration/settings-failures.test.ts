@@ -1,13 +1,13 @@
 import { describe, expect, it, vi } from "vitest";
 import { loader as repositoryLoader } from "~/routes/_app.settings.repository";
 import { action as settingsAction, loader as settingsLoader } from "~/routes/_app.settings/route";
-import { readToast } from "~/services/toast.server";
+import { readToast } from "~/services/web/toast.server";
 import { callRoute, request, setupTestApp, signedInUser } from "../setup/app";
 
 // SPEC §8 "Templates and settings": when the storage behind a screen fails,
 // the user sees the named message (and nothing already saved is touched).
-vi.mock("~/services/templates.server", async (importOriginal) => {
-  const original = await importOriginal<typeof import("~/services/templates.server")>();
+vi.mock("~/services/templates/templates.server", async (importOriginal) => {
+  const original = await importOriginal<typeof import("~/services/templates/templates.server")>();
   const down = () => Promise.reject(new Error("database unavailable"));
   return {
     ...original,

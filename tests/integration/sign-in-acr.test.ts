@@ -1,10 +1,10 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi, type MockInstance } from "vitest";
 import { getUserByIdentity, upsertUserByIdentity } from "~/models/user.server";
-import { resetOidcCaches } from "~/services/auth.server";
-import { getConfig, setConfig, type Config } from "~/services/config.server";
-import { getDb } from "~/services/db.server";
+import { resetOidcCaches } from "~/services/web/auth.server";
+import { getConfig, setConfig, type Config } from "~/services/config/config.server";
+import { getDb } from "~/models/db.server";
 import { DEV_ACR } from "~/services/dev-oidc/accounts";
-import { languageCookie } from "~/services/i18n.server";
+import { languageCookie } from "~/services/web/i18n.server";
 import { startFakeOidcProvider, type FakeOidcProvider } from "../support/fake-oidc-provider";
 import { signInAtDevProvider } from "../support/oidc-client";
 import { serve } from "../support/remix-document";

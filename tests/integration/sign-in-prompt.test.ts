@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { getConfig, setConfig } from "~/services/config.server";
+import { getConfig, setConfig } from "~/services/config/config.server";
 import { createCookieJar, signInAtDevProvider, type CookieJar } from "../support/oidc-client";
 import { serve } from "../support/remix-document";
 import { request, setupTestApp, TEST_CLIENT } from "../setup/app";

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import { getDb } from "~/services/db.server";
+import { getDb } from "~/models/db.server";
 import { serve } from "../support/remix-document";
 import { request, setupTestApp } from "../setup/app";
 

@@ -2,9 +2,9 @@ import { describe, expect, it } from "vitest";
 import { loader as callbackLoader } from "~/routes/auth.callback";
 import { loader as startLoader } from "~/routes/auth.start";
 import { action as keepaliveAction } from "~/routes/resources.keepalive";
-import { nonceFor } from "~/services/auth.server";
-import { getDb } from "~/services/db.server";
-import { readSession } from "~/services/session.server";
+import { nonceFor } from "~/services/web/auth.server";
+import { getDb } from "~/models/db.server";
+import { readSession } from "~/services/web/session.server";
 import { signInAtDevProvider } from "../support/oidc-client";
 import { callRoute, request, setupTestApp, signedInUser } from "../setup/app";
 

@@ -6,9 +6,9 @@ import { action as deleteTranscriptAction } from "~/routes/api.delete-transcript
 import { action as forceCleanupAction } from "~/routes/api.force-cleanup";
 import { action as transcribeAction } from "~/routes/api.transcribe_v2";
 import { action as tagsAction } from "~/routes/api.update-file-tags";
-import { getDb } from "~/services/db.server";
-import { getStorage } from "~/services/storage.server";
-import { runTranscriptionJob } from "~/services/transcription-job.server";
+import { getDb } from "~/models/db.server";
+import { getStorage } from "~/services/storage/storage.server";
+import { runTranscriptionJob } from "~/services/transcription/job.server";
 import { apiClientFor } from "../support/api-client";
 import { call, jobOf, recordingOf, setupTranscriptionWorld, SPEECHMATICS_ENV } from "../support/transcription-world";
 import { setupTestApp } from "../setup/app";

@@ -5,9 +5,9 @@ import { action as transcribeAction } from "~/routes/api.transcribe_v2";
 import { loader as statusLoader } from "~/routes/api.transcribe_v2_.$job.status";
 import { loader as transcriptLoader } from "~/routes/api.transcript_v2.$";
 import { claimJob } from "~/models/transcription.server";
-import { getDb } from "~/services/db.server";
-import { getStorage } from "~/services/storage.server";
-import { LEASE_MS, runTranscriptionJob, sweepTranscriptionJobs } from "~/services/transcription-job.server";
+import { getDb } from "~/models/db.server";
+import { getStorage } from "~/services/storage/storage.server";
+import { LEASE_MS, runTranscriptionJob, sweepTranscriptionJobs } from "~/services/transcription/job.server";
 import { buildJsonV2 } from "../support/fake-speechmatics";
 import { apiClientFor } from "../support/api-client";
 import {

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { action as transcribeAction } from "~/routes/api.transcribe_v2";
 import { setSpeechEngine } from "~/services/speech/engine.server";
 import type { EngineResult, SpeechEngine } from "~/services/speech/types";
-import { runTranscriptionJob, sweepTranscriptionJobs } from "~/services/transcription-job.server";
+import { runTranscriptionJob, sweepTranscriptionJobs } from "~/services/transcription/job.server";
 import { apiClientFor } from "../support/api-client";
 import { buildJsonV2 } from "../support/fake-speechmatics";
 import { call, jobOf, recordingOf, setupTranscriptionWorld, SPEECHMATICS_ENV } from "../support/transcription-world";

@@ -2,7 +2,7 @@ import fs from "node:fs";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { action as audioAction } from "~/routes/_app._index/route";
-import { getDb } from "~/services/db.server";
+import { getDb } from "~/models/db.server";
 import { makeTempDir, makeTone, removeTempDir } from "../support/audio-fixtures";
 import { formRequest, storedState } from "../support/bad-file-doors";
 import { callRoute, setupTestApp, signedInUser } from "../setup/app";

@@ -1,8 +1,8 @@
 import fs from "node:fs";
 import { describe, expect, it } from "vitest";
 import { action as audioAction } from "~/routes/_app._index/route";
-import { getDb } from "~/services/db.server";
-import { languageCookie } from "~/services/i18n.server";
+import { getDb } from "~/models/db.server";
+import { languageCookie } from "~/services/web/i18n.server";
 import { setupSpeechWav } from "../support/audio-fixtures";
 import { serve } from "../support/remix-document";
 import { callRoute, request, setupTestApp, signedInUser } from "../setup/app";

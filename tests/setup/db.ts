@@ -2,7 +2,7 @@ import fs from "node:fs";
 import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { afterAll, beforeAll } from "vitest";
-import { openDatabase, setDatabase, type DatabaseHandle } from "~/services/db.server";
+import { openDatabase, setDatabase, type DatabaseHandle } from "~/models/db.server";
 import { withDatabase } from "./global-db";
 
 // A fresh, migrated database for each test file (so tests never share rows

@@ -2,7 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import pg from "pg";
-import { migrateToLatest, openDatabase } from "~/services/db.server";
+import { migrateToLatest, openDatabase } from "~/models/db.server";
 
 // Runs once per `vitest run`: migrates a template database so that each test
 // file can start from a fresh, already-migrated copy in well under a second

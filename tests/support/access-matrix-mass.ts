@@ -7,7 +7,7 @@ import { action as renameAction } from "~/routes/api.rename-file";
 import { action as transcribeAction } from "~/routes/api.transcribe_v2";
 import { action as metadataAction } from "~/routes/api.update-file-metadata";
 import { action as tagsAction } from "~/routes/api.update-file-tags";
-import { getDb } from "~/services/db.server";
+import { getDb } from "~/models/db.server";
 import type { World } from "./access-matrix-fixture";
 import { letterJobOf, seedTranscribedRecording } from "./letter-fixtures";
 import { livePayload, putUpload, recordingOf, saveLive } from "./live-save";

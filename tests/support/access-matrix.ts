@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
-import { getStorage, setStorage, STORAGE_AREAS, type ObjectStorage } from "~/services/storage.server";
+import { getStorage, setStorage, STORAGE_AREAS, type ObjectStorage } from "~/services/storage/storage.server";
 import type { ApiClient } from "./api-client";
 import { APP_URL, callRoute, request } from "../setup/app";
 

@@ -8,8 +8,8 @@ import AdminAudit, { loader as auditLoader } from "~/routes/$adminPath.audit";
 import AdminOverview, { loader as overviewLoader } from "~/routes/$adminPath._index";
 import AdminSessions, { loader as sessionsLoader } from "~/routes/$adminPath.sessions";
 import { upsertUserByIdentity } from "~/models/user.server";
-import { createI18n, languageCookie } from "~/services/i18n.server";
-import { startSession } from "~/services/session.server";
+import { createI18n, languageCookie } from "~/services/web/i18n.server";
+import { startSession } from "~/services/web/session.server";
 import { request } from "../setup/app";
 
 // The admin dashboard as the server renders it (no JavaScript): the layout at the hidden path and its pages,

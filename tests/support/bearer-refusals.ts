@@ -1,4 +1,4 @@
-import { getDb } from "~/services/db.server";
+import { getDb } from "~/models/db.server";
 
 // What a refused bearer token leaves behind, for the tests of the API door's refusals (bearer-acr, api-scope): the
 // denied audit rows of one action, and the saved prompts, which a refused POST /api/prompts must not have added.

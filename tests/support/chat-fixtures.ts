@@ -5,7 +5,7 @@ import { createStaticHandler, createStaticRouter, StaticRouterProvider } from "r
 import { afterAll, afterEach, beforeAll } from "vitest";
 import { listChatContext, listChatMessages } from "~/models/chat.server";
 import ChatPage, { action as chatAction, loader as chatLoader } from "~/routes/_app.chat/route";
-import { createI18n, languageCookie } from "~/services/i18n.server";
+import { createI18n, languageCookie } from "~/services/web/i18n.server";
 import { setLanguageModel } from "~/services/llm/engine.server";
 import { createOpenAiChatModel } from "~/services/llm/openai-chat.server";
 import { request } from "../setup/app";

@@ -3,7 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll } from "vitest";
-import { clamdTarget, clamdVersion } from "~/services/antivirus-clamd.server";
+import { clamdTarget, clamdVersion } from "~/services/antivirus/clamd.server";
 
 // A real clamd (Debian's clamav-daemon, which `npm test` and .ci/run install) for the upload scans (ADR 0024). It
 // loads a signature database of one signature of our own — the EICAR anti-virus test string, found at any offset —

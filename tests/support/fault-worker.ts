@@ -1,7 +1,7 @@
-import { getConfig } from "~/services/config.server";
-import { openDatabase, setDatabase } from "~/services/db.server";
-import { setJobs, startJobs } from "~/services/jobs.server";
-import { createStorage, setStorage } from "~/services/storage.server";
+import { getConfig } from "~/services/config/config.server";
+import { openDatabase, setDatabase } from "~/models/db.server";
+import { setJobs, startJobs } from "~/services/jobs/jobs.server";
+import { createStorage, setStorage } from "~/services/storage/storage.server";
 
 // `npm run worker` as the fault suite runs it in a child process (tests/support/fault-worker-process.ts): what
 // app/worker.server.ts does — the real queue and job code, the engines its configuration names — less the

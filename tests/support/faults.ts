@@ -1,9 +1,9 @@
 import fs from "node:fs";
 import type { Kysely } from "kysely";
 import type { Database, TranscriptionMode } from "~/models/schema";
-import { getDb } from "~/services/db.server";
+import { getDb } from "~/models/db.server";
 import type { EngineResult, SpeechEngine, SpeechRequest } from "~/services/speech/types";
-import { getStorage, makeStorageKey } from "~/services/storage.server";
+import { getStorage, makeStorageKey } from "~/services/storage/storage.server";
 
 // What the fault suites share: a speech engine the test holds mid-call, a recording ready to transcribe, and
 // what a user would see of it (its SPEC §4 statuses, its transcripts, letters and metered usage).

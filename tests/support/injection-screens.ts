@@ -46,7 +46,7 @@ export const screens: Record<string, ScreenEntry> = {
     pages: ({ templateId }) => [{ path: `/settings?language=de-DE&open=${templateId}`, shows: templateShows }],
   },
   "_app.settings.account": { pages: () => [{ path: "/settings/account", shows: ["userName"] }] },
-  // The device label is one of a few fixed names (device-label.server.ts): nothing the browser sent is shown.
+  // The device label is one of a few fixed names (accounts/device-label.server.ts): nothing the browser sent is shown.
   "_app.settings.sessions": { pages: () => [{ path: "/settings/sessions", shows: ["userName"] }] },
   "_app.settings.describe.$templateId.$elementId": {
     pages: ({ templateId, elementId }) => [

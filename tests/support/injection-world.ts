@@ -1,10 +1,10 @@
 import { expect } from "vitest";
 import { appendVersion, insertLetter, insertProposal } from "~/models/letter.server";
 import { insertLiveMessage } from "~/models/live-session.server";
-import { getDb } from "~/services/db.server";
-import { languageCookie } from "~/services/i18n.server";
-import { keepPendingPost } from "~/services/pending-post.server";
-import { makeStorageKey } from "~/services/storage.server";
+import { getDb } from "~/models/db.server";
+import { languageCookie } from "~/services/web/i18n.server";
+import { keepPendingPost } from "~/services/web/pending-post.server";
+import { makeStorageKey } from "~/services/storage/storage.server";
 import { reply, type FakeChatServer } from "./fake-openai-chat";
 import { ALL_XSS, XSS } from "./injection-payloads";
 import { seedTranscribedRecording } from "./letter-fixtures";

@@ -1,7 +1,7 @@
-import { getDb } from "~/services/db.server";
+import { getDb } from "~/models/db.server";
 import { buildTranscript } from "~/services/speech/transcript-format";
 import type { EngineWord } from "~/services/speech/types";
-import { getStorage, makeStorageKey } from "~/services/storage.server";
+import { getStorage, makeStorageKey } from "~/services/storage/storage.server";
 
 // A recording whose transcription has completed, made the way the transcription job leaves it (a transcript
 // document in storage, the transcripts row, the recording's status and key), without running an engine:

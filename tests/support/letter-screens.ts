@@ -12,9 +12,9 @@ import TranscriptionsPage, {
   action as transcriptionsAction,
   loader as transcriptionsLoader,
 } from "~/routes/_app.transcriptions";
-import { getDb } from "~/services/db.server";
-import { createI18n, languageCookie } from "~/services/i18n.server";
-import { makeStorageKey } from "~/services/storage.server";
+import { getDb } from "~/models/db.server";
+import { createI18n, languageCookie } from "~/services/web/i18n.server";
+import { makeStorageKey } from "~/services/storage/storage.server";
 import { callRoute, request } from "../setup/app";
 import { seedTranscribedRecording } from "./letter-fixtures";
 

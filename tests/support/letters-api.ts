@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, expect } from "vitest";
 import { loader as filesLoader } from "~/routes/api.files";
 import { action as createAction } from "~/routes/api.medical-letter-v2";
-import { runLetterJob } from "~/services/letter-job.server";
+import { runLetterJob } from "~/services/letters/job.server";
 import { findDataBlocks } from "~/services/letters/data-blocks";
 import { setLanguageModel } from "~/services/llm/engine.server";
 import { createOpenAiChatModel } from "~/services/llm/openai-chat.server";

@@ -7,7 +7,7 @@ import { handleLiveUpgrade } from "~/services/live/transport-ws.server";
 import { makeSpeechWav } from "./audio-fixtures";
 
 // What the live tests drive the app's live door with: the WebSocket door served by a real HTTP server (the
-// same upgrade handler server.mjs installs), a WebSocket client that records what it is sent, and speech as
+// same upgrade handler server/index.mjs installs), a WebSocket client that records what it is sent, and speech as
 // 16-bit PCM cut into the recorder's 4096-sample buffers.
 
 export async function startLiveDoor() {

@@ -8,7 +8,7 @@ import { action as confirmAction } from "~/routes/api.confirm-realtime-audio";
 import { action as uploadUrlAction } from "~/routes/api.get-upload-url";
 import { action as saveAction } from "~/routes/api.save-realtime-transcript";
 import { action as storagePut, loader as storageGet } from "~/routes/resources.storage.$";
-import { getDb } from "~/services/db.server";
+import { getDb } from "~/models/db.server";
 import { makeSpeechWav } from "./audio-fixtures";
 import type { ApiClient } from "./api-client";
 import { callRoute } from "../setup/app";

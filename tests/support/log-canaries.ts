@@ -51,7 +51,7 @@ export const CONTENT_WORDS: string[] = unique(
 
 /**
  * The patient ids of the suite's record sources — the fake M-Files vault (P-1, P-2, …,
- * app/services/patient-records-mfiles-test-helpers.ts) and the local records directory (P-100): "P-" and digits.
+ * tests/support/mfiles-helpers.ts) and the local records directory (P-100): "P-" and digits.
  */
 export const PATIENT_ID_PATTERN = /(?<![\w-])P-\d+(?![\w-])/;
 

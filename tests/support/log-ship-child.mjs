@@ -1,5 +1,5 @@
-// A process that logs as `node server.mjs` and the worker do (the structured console, then LOG_SYSLOG_URL read by
-// server-log-ship.mjs), without the app around it: each line on stdin is a command, as JSON —
+// A process that logs as `node server/index.mjs` and the worker do (the structured console, then LOG_SYSLOG_URL read by
+// server/log-ship.mjs), without the app around it: each line on stdin is a command, as JSON —
 //   {"level":"info","msg":"…","request_id":"…"}  console[level](msg), within that request's context if given
 //   {"exit":0}                                     what the server does on SIGTERM: ship what is queued (at most
 //                                                  2 s), then exit with that code
@@ -7,8 +7,8 @@
 // LOG_SHIP_TEST_OPTIONS (JSON) overrides the shipper's limits (queue size, backoff, progress timeout) so a test need
 // not wait 30 s.
 import { createInterface } from "node:readline";
-import { installStructuredConsole, withLogContext } from "../../server-log.mjs";
-import { LogShipSettingsError, startLogShipping } from "../../server-log-ship.mjs";
+import { installStructuredConsole, withLogContext } from "../../server/log.mjs";
+import { LogShipSettingsError, startLogShipping } from "../../server/log-ship.mjs";
 
 installStructuredConsole();
 let shipping;

@@ -9,7 +9,7 @@ import { makeInternalCa } from "../../scripts/internal-ca.mjs";
 import { startSyslogCollector, type SyslogCollector, type SyslogMessage } from "./syslog-collector";
 
 // What the log shipping tests (ADR 0023) share: a test CA and another one made by openssl, collectors with
-// certificates from them (./syslog-collector.ts), and processes that log as server.mjs and the worker do
+// certificates from them (./syslog-collector.ts), and processes that log as server/index.mjs and the worker do
 // (./log-ship-child.mjs: the structured console and the shipper, no app). `setUpLogShipping()` registers the hooks that
 // make the CAs and stop what a test started.
 
@@ -22,7 +22,7 @@ export type Entry = {
   dropped?: number;
 };
 
-/** What server-log-ship.mjs's `state()` tells. */
+/** What server/log-ship.mjs's `state()` tells. */
 export type ShipperState = { connected: boolean; queued: number; unacknowledged: number; resent: number };
 
 type Ca = ReturnType<typeof makeInternalCa>;

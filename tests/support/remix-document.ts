@@ -17,7 +17,7 @@ type SourceBuild = ServerBuild & { entry: { module: Entry } };
 let build: Promise<SourceBuild> | undefined;
 let handler: Promise<{ entry: Entry; remix: (request: Request) => Promise<Response> }> | undefined;
 
-/** The server build made from the source files, once per test file: what server-app.mjs serves in the tests. */
+/** The server build made from the source files, once per test file: what server/app.mjs serves in the tests. */
 export function sourceBuild(): Promise<SourceBuild> {
   build ??= buildFromSource();
   return build;
@@ -71,8 +71,8 @@ async function buildFromSource(): Promise<SourceBuild> {
 }
 
 /**
- * The app's answer to a request, as `node server.mjs` gives it (less compression, static files and logging):
- * first the checks server.mjs runs before Remix (entry.server's refuseBeforeRouting), then Remix's handler.
+ * The app's answer to a request, as `node server/index.mjs` gives it (less compression, static files and logging):
+ * first the checks server/index.mjs runs before Remix (entry.server's refuseBeforeRouting), then Remix's handler.
  */
 export async function serve(request: Request): Promise<Response> {
   handler ??= sourceBuild().then((build) => ({

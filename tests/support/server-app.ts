@@ -1,12 +1,12 @@
 import type { AddressInfo } from "node:net";
-import { createServerApp } from "../../server-app.mjs";
-import { listen } from "../../server-listen.mjs";
+import { createServerApp } from "../../server/app.mjs";
+import { listen } from "../../server/listen.mjs";
 import { sourceBuild } from "./remix-document";
 
-// The Express layer of `node server.mjs` (server-app.mjs) on a port of its own, over the app built from the source
+// The Express layer of `node server/index.mjs` (server/app.mjs) on a port of its own, over the app built from the source
 // files: what an operator's proxy or a browser meets first — static files, the client address, the checks before
 // Remix, the live door's upgrade. It reads the configuration the test installed when it starts. It listens as
-// server.mjs does (server-listen.mjs): over HTTPS when `tls` holds what server-tls.mjs read from TLS_CERT_FILE and
+// server/index.mjs does (server/listen.mjs): over HTTPS when `tls` holds what server/tls.mjs read from TLS_CERT_FILE and
 // TLS_KEY_FILE.
 
 export async function startServerApp(

@@ -1,6 +1,6 @@
 import { expect } from "vitest";
-import { getDb } from "~/services/db.server";
-import { languageCookie } from "~/services/i18n.server";
+import { getDb } from "~/models/db.server";
+import { languageCookie } from "~/services/web/i18n.server";
 import { signInAtDevProvider } from "./oidc-client";
 import { serve } from "./remix-document";
 import { APP_URL, request } from "../setup/app";

@@ -1,7 +1,7 @@
 import { expect } from "vitest";
 import { loader as callbackLoader } from "~/routes/auth.callback";
 import { loader as startLoader } from "~/routes/auth.start";
-import { getConfig } from "~/services/config.server";
+import { getConfig } from "~/services/config/config.server";
 import { callRoute } from "../setup/app";
 
 // A browser for the sign-in tests (oidc-callback, cookies-host-prefix): it keeps the app's cookies and drops those

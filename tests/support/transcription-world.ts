@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, expect } from "vitest";
 import { action as uploadUrlAction } from "~/routes/api.get-upload-url";
 import { action as metadataAction } from "~/routes/api.update-file-metadata";
 import { action as storagePut } from "~/routes/resources.storage.$";
-import { getDb } from "~/services/db.server";
+import { getDb } from "~/models/db.server";
 import { setSpeechEngine } from "~/services/speech/engine.server";
 import { createSpeechmaticsEngine } from "~/services/speech/speechmatics.server";
 import { callRoute } from "../setup/app";

@@ -1,7 +1,7 @@
 import { useTranslation } from "react-i18next";
 import { DataTable } from "~/components/ui/section";
 import type { Language } from "~/i18n";
-import type { UsageDashboardUser } from "~/services/usage.server";
+import type { UsageDashboardUser } from "~/services/admin/usage.server";
 
 // SPEC §2 per-user usage table: name, e-mail, organisation or personal account, calls and cost per endpoint, the
 // total; costs in USD with 2 to 4 decimals; 'No usage data available' when there is nothing in the period.

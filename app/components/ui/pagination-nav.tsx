@@ -1,6 +1,6 @@
 import { Link } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
-import { withPage, type Pagination } from "~/services/pagination";
+import { withPage, type Pagination } from "~/services/web/pagination";
 
 const link = "rounded-md border border-slate-300 px-3 py-1.5 text-sm text-slate-700 hover:bg-slate-50";
 

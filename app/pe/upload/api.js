@@ -26,7 +26,7 @@ export function api(path, payload) {
     return fetch(path, {
       method: "POST",
       credentials: "same-origin",
-      // A refusal's detail in the page's language (api.server.ts detailLanguage); other clients get English.
+      // A refusal's detail in the page's language (web/api.server.ts detailLanguage); other clients get English.
       headers: {
         "Content-Type": "application/json",
         Accept: "application/json",

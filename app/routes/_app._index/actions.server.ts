@@ -9,26 +9,26 @@ import {
 import { transcriptionModes, type TranscriptionMode } from "~/models/schema";
 import { checkNewTag } from "~/models/recording-rules";
 import { templateLanguageFrom } from "~/models/template-rules";
-import { audit } from "~/services/audit.server";
-import { DomainError } from "~/services/domain-error.server";
-import { getFixedTFor, getLanguage } from "~/services/i18n.server";
-import { isMalformedMultipart } from "~/services/multipart-form.server";
+import { audit } from "~/services/audit/audit.server";
+import { DomainError } from "~/services/web/domain-error.server";
+import { getFixedTFor, getLanguage } from "~/services/web/i18n.server";
+import { isMalformedMultipart } from "~/services/web/multipart-form.server";
 import {
   createRecordingFromUpload,
   discardTempUpload,
   streamPartToTempFile,
   type TempUpload,
-} from "~/services/recording-upload.server";
-import { deleteAll, forceCleanup } from "~/services/recording-removal.server";
-import { renameFile, updateFileTags } from "~/services/recording-metadata.server";
-import { fetchPatientContext, MAX_PDFS_PER_REQUEST } from "~/services/context-sources.server";
-import { scanUploadedFiles } from "~/services/antivirus.server";
-import { extractPdfContext, PDF_LIMITS } from "~/services/pdf-text.server";
-import type { SessionUser } from "~/services/session.server";
-import { setToast } from "~/services/toast.server";
-import { isServiceUnavailable } from "~/services/unavailable.server";
-import { autoStartTranscription, requestTranscription } from "~/services/transcription.server";
-import { meterCall } from "~/services/usage.server";
+} from "~/services/recordings/upload.server";
+import { deleteAll, forceCleanup } from "~/services/recordings/removal.server";
+import { renameFile, updateFileTags } from "~/services/recordings/metadata.server";
+import { fetchPatientContext, MAX_PDFS_PER_REQUEST } from "~/services/letters/context-sources.server";
+import { scanUploadedFiles } from "~/services/antivirus/antivirus.server";
+import { extractPdfContext, PDF_LIMITS } from "~/services/pdf/text.server";
+import type { SessionUser } from "~/services/web/session.server";
+import { setToast } from "~/services/web/toast.server";
+import { isServiceUnavailable } from "~/services/web/unavailable.server";
+import { autoStartTranscription, requestTranscription } from "~/services/transcription/transcription.server";
+import { meterCall } from "~/services/admin/usage.server";
 
 // The Audio page's form intents (STYLE.md §7). Failures come back as the
 // banner's message, translated; nothing already saved is touched.

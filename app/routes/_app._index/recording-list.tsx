@@ -2,7 +2,7 @@ import { Link, useFormAction } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { formatDateTime, type Language } from "~/i18n";
 import { PaginationNav } from "~/components/ui/pagination-nav";
-import { withPage, type Pagination } from "~/services/pagination";
+import { withPage, type Pagination } from "~/services/web/pagination";
 import { quiet, type RecordingView } from "./shared";
 
 type TFunction = ReturnType<typeof useTranslation>["t"];

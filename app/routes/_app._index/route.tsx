@@ -5,23 +5,23 @@ import { Dismissible } from "~/components/shell/dismissible";
 import type { RouteHandle } from "~/components/page-scripts";
 import { SectionHeader } from "~/components/ui/section";
 import { formatDate, formatDateTime, toTemplateLanguage } from "~/i18n";
-import { consentSummary } from "~/services/consent.server";
+import { consentSummary } from "~/services/recordings/consent.server";
 import { findRecordingByKey } from "~/models/recording.server";
 import { findNumberedRecording, pageOfReadyRecordings } from "~/models/recording-list.server";
 import { listFailedJobReasons } from "~/models/transcription.server";
-import { audit } from "~/services/audit.server";
-import { loadPage, withPage } from "~/services/pagination";
-import { getConfig } from "~/services/config.server";
-import { DomainError } from "~/services/domain-error.server";
-import { getFixedTFor, getLanguage } from "~/services/i18n.server";
+import { audit } from "~/services/audit/audit.server";
+import { loadPage, withPage } from "~/services/web/pagination";
+import { getConfig } from "~/services/config/config.server";
+import { DomainError } from "~/services/web/domain-error.server";
+import { getFixedTFor, getLanguage } from "~/services/web/i18n.server";
 import { findResumableLiveSession } from "~/services/live/sessions.server";
 import { modelNotice, waitingLabels } from "~/services/model-store/model-notice.server";
-import { getPlaybackUrl } from "~/services/recording-playback.server";
-import { audioDeletionDate } from "~/services/recording-removal.server";
-import { requireUser } from "~/services/session.server";
-import { setToast } from "~/services/toast.server";
-import { listUserTemplates } from "~/services/templates.server";
-import { meterCall, type SpecEndpoint } from "~/services/usage.server";
+import { getPlaybackUrl } from "~/services/recordings/playback.server";
+import { audioDeletionDate } from "~/services/recordings/removal.server";
+import { requireUser } from "~/services/web/session.server";
+import { setToast } from "~/services/web/toast.server";
+import { listUserTemplates } from "~/services/templates/templates.server";
+import { meterCall, type SpecEndpoint } from "~/services/admin/usage.server";
 import {
   afterUpload,
   deleteIntent,

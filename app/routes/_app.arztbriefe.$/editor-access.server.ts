@@ -1,5 +1,5 @@
-import { DomainError } from "~/services/domain-error.server";
-import type { getLetter } from "~/services/letter-editing.server";
+import { DomainError } from "~/services/web/domain-error.server";
+import type { getLetter } from "~/services/letters/editing.server";
 
 // The letter the editor's loader and action work on, and how they refuse one that is not the user's.
 

@@ -1,12 +1,12 @@
 import { json, type LoaderFunctionArgs } from "@remix-run/node";
-import { audit } from "~/services/audit.server";
-import { DomainError } from "~/services/domain-error.server";
+import { audit } from "~/services/audit/audit.server";
+import { DomainError } from "~/services/web/domain-error.server";
 import { formatDateTime } from "~/i18n";
-import { consentSummary } from "~/services/consent.server";
-import { getFixedTFor, getLanguage } from "~/services/i18n.server";
-import { audioDeletionDate } from "~/services/recording-removal.server";
-import { getLetter, letterHistory, letterKeyFrom, sectionsFor } from "~/services/letter-editing.server";
-import { getProposal, MAX_INSTRUCTION_CHARS } from "~/services/letter-refinement.server";
+import { consentSummary } from "~/services/recordings/consent.server";
+import { getFixedTFor, getLanguage } from "~/services/web/i18n.server";
+import { audioDeletionDate } from "~/services/recordings/removal.server";
+import { getLetter, letterHistory, letterKeyFrom, sectionsFor } from "~/services/letters/editing.server";
+import { getProposal, MAX_INSTRUCTION_CHARS } from "~/services/letters/refinement.server";
 import {
   diffSections,
   diffWords,
@@ -15,8 +15,8 @@ import {
   sectionsOf,
   type SectionChange,
 } from "~/services/letters/letter-content";
-import { listPrompts, MAX_PROMPT_TITLE, MAX_PROMPTS } from "~/services/saved-prompts.server";
-import { requireUser, type SessionUser } from "~/services/session.server";
+import { listPrompts, MAX_PROMPT_TITLE, MAX_PROMPTS } from "~/services/letters/saved-prompts.server";
+import { requireUser, type SessionUser } from "~/services/web/session.server";
 import { LANGUAGE_MISSING, notFound, type Letter } from "./editor-access.server";
 import type { DiffSection, EditorSection } from "./types";
 import { isLetterView, readViewPreference, rememberView } from "./view-preference.server";

@@ -1,14 +1,14 @@
 import { redirect } from "@remix-run/node";
 import { findLetterJobOfRecording } from "~/models/letter-job.server";
 import type { LetterStatus } from "~/models/schema";
-import { audit } from "~/services/audit.server";
-import { getDb } from "~/services/db.server";
-import { DomainError } from "~/services/domain-error.server";
-import { getFixedTFor, getLanguage } from "~/services/i18n.server";
-import { requestLetter } from "~/services/letters.server";
-import type { SessionUser } from "~/services/session.server";
-import { setToast } from "~/services/toast.server";
-import { meterCall } from "~/services/usage.server";
+import { audit } from "~/services/audit/audit.server";
+import { getDb } from "~/models/db.server";
+import { DomainError } from "~/services/web/domain-error.server";
+import { getFixedTFor, getLanguage } from "~/services/web/i18n.server";
+import { requestLetter } from "~/services/letters/letters.server";
+import type { SessionUser } from "~/services/web/session.server";
+import { setToast } from "~/services/web/toast.server";
+import { meterCall } from "~/services/admin/usage.server";
 import type { LetterStatusView } from "./letter-status";
 
 // The letter state of recordings for the Transcriptions screens, and their "Create letter" action (SPEC §2, §4).

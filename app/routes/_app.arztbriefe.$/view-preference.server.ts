@@ -1,8 +1,8 @@
-import { siteCookie } from "~/services/cookies.server";
+import { siteCookie } from "~/services/web/cookies.server";
 
 // SPEC §3 "letter structured-view preference", kept in a cookie instead of browser storage so that it works
 // without JavaScript too. It holds one word ("structured" or "text"), never clinical data, so it is not signed. It is
-// sent on every page, not only the letters', because a `__Host-` cookie must have Path=/ (cookies.server.ts).
+// sent on every page, not only the letters', because a `__Host-` cookie must have Path=/ (web/cookies.server.ts).
 
 export const letterViews = ["structured", "text"] as const;
 export type LetterView = (typeof letterViews)[number];

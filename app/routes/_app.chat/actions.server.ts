@@ -1,12 +1,12 @@
 import { json, redirect } from "@remix-run/node";
 import { toTemplateLanguage } from "~/i18n";
-import { audit } from "~/services/audit.server";
+import { audit } from "~/services/audit/audit.server";
 import { chatErrorText, readChatForm, type ChatForm } from "~/services/chat/chat-form.server";
 import type { ChatLanguage } from "~/services/chat/chat-prompt";
 import { answerQuestion, attachPdfs, clearConversation, prepareQuestion } from "~/services/chat/chat.server";
-import { DomainError, statusFor } from "~/services/domain-error.server";
-import { getLanguage } from "~/services/i18n.server";
-import type { SessionUser } from "~/services/session.server";
+import { DomainError, statusFor } from "~/services/web/domain-error.server";
+import { getLanguage } from "~/services/web/i18n.server";
+import type { SessionUser } from "~/services/web/session.server";
 
 // The chat screen's intents as plain form posts (STYLE.md §6–7), so the chat works without JavaScript: "send"
 // waits for the whole answer and then redirects to the conversation's end; "attach" adds PDF context; "clear"

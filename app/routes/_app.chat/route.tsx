@@ -3,12 +3,12 @@ import { useActionData, useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import type { RouteHandle } from "~/components/page-scripts";
 import { SectionHeader } from "~/components/ui/section";
-import { audit } from "~/services/audit.server";
+import { audit } from "~/services/audit/audit.server";
 import { maxMegabytes, MAX_CHAT_PDFS } from "~/services/chat/chat-pdf.server";
 import { CHAT_QUESTION_MAX_CHARS } from "~/services/chat/chat-prompt";
 import { getConversation } from "~/services/chat/chat.server";
-import { getFixedTFor, getLanguage } from "~/services/i18n.server";
-import { requireUser } from "~/services/session.server";
+import { getFixedTFor, getLanguage } from "~/services/web/i18n.server";
+import { requireUser } from "~/services/web/session.server";
 import { chatAction, type ChatActionData } from "./actions.server";
 import { ClearForm, MessageList, QuestionForm } from "./components";
 

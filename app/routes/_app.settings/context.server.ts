@@ -1,10 +1,10 @@
 import { toTemplateLanguage } from "~/i18n";
 import { templateLanguageFrom, type TemplateLanguage } from "~/models/template-rules";
-import { getConfig } from "~/services/config.server";
-import { DomainError } from "~/services/domain-error.server";
-import { getLanguage } from "~/services/i18n.server";
-import { requireUser } from "~/services/session.server";
-import { getUserStructure } from "~/services/templates.server";
+import { getConfig } from "~/services/config/config.server";
+import { DomainError } from "~/services/web/domain-error.server";
+import { getLanguage } from "~/services/web/i18n.server";
+import { requireUser } from "~/services/web/session.server";
+import { getUserStructure } from "~/services/templates/templates.server";
 
 // What every Settings route starts with: the user first, then the template
 // language (?language=, else the interface language), then the record.

@@ -2,12 +2,12 @@ import { parseWithZod } from "@conform-to/zod";
 import { json, redirect } from "@remix-run/node";
 import { setRagAgreed } from "~/models/template.server";
 import { structureInputSchema, type TemplateLanguage } from "~/models/template-rules";
-import { audit } from "~/services/audit.server";
-import { DomainError, statusFor } from "~/services/domain-error.server";
-import type { SessionUser } from "~/services/session.server";
-import { resetUserStructure, saveUserStructure } from "~/services/templates.server";
-import { setToast } from "~/services/toast.server";
-import { meterCall } from "~/services/usage.server";
+import { audit } from "~/services/audit/audit.server";
+import { DomainError, statusFor } from "~/services/web/domain-error.server";
+import type { SessionUser } from "~/services/web/session.server";
+import { resetUserStructure, saveUserStructure } from "~/services/templates/templates.server";
+import { setToast } from "~/services/web/toast.server";
+import { meterCall } from "~/services/admin/usage.server";
 import { settingsUrl } from "./urls";
 
 // The Settings page's form intents (STYLE.md §7): one small function each.

@@ -1,5 +1,5 @@
-import { DomainError } from "../domain-error.server";
-import { recordTokens } from "../usage.server";
+import { DomainError } from "../web/domain-error.server";
+import { recordTokens } from "../admin/usage.server";
 import { getLanguageModel } from "../llm/engine.server";
 import { chatAnswerTokens, planChatMessages, type ChatLanguage, type ChatTurn } from "./chat-prompt";
 import { CHAT_ENDPOINT, checkRateLimit } from "./chat.server";

@@ -5,10 +5,10 @@ import {
   type UploadHandler,
 } from "@remix-run/node";
 import type { Language } from "~/i18n";
-import { DomainError } from "../domain-error.server";
-import { getFixedTFor } from "../i18n.server";
-import { isMalformedMultipart } from "../multipart-form.server";
-import { PDF_LIMITS } from "../pdf-text.server";
+import { DomainError } from "../web/domain-error.server";
+import { getFixedTFor } from "../web/i18n.server";
+import { isMalformedMultipart } from "../web/multipart-form.server";
+import { PDF_LIMITS } from "../pdf/text.server";
 import { MAX_CHAT_PDFS, pdfTooLarge, type UploadedPdf } from "./chat-pdf.server";
 
 // The chat screen's form as both of its doors read it (the form post, and the event stream the page's script

@@ -1,5 +1,5 @@
-import { DomainError } from "../domain-error.server";
-import { extractPdfText, isPdf, PDF_LIMITS, sanitiseFileName } from "../pdf-text.server";
+import { DomainError } from "../web/domain-error.server";
+import { extractPdfText, isPdf, PDF_LIMITS, sanitiseFileName } from "../pdf/text.server";
 import type { ChatContextFile } from "./chat-prompt";
 
 // PDF context for the chat (SPEC §5: only application/pdf). What a file is comes from its bytes ("%PDF-"), never

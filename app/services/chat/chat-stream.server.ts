@@ -1,8 +1,8 @@
 import { toTemplateLanguage, type Language } from "~/i18n";
-import { apiJson } from "../api.server";
-import { audit } from "../audit.server";
-import { DomainError, statusFor } from "../domain-error.server";
-import { getFixedTFor } from "../i18n.server";
+import { apiJson } from "../web/api.server";
+import { audit } from "../audit/audit.server";
+import { DomainError, statusFor } from "../web/domain-error.server";
+import { getFixedTFor } from "../web/i18n.server";
 import { chatErrorText, readChatForm } from "./chat-form.server";
 import type { ChatLanguage } from "./chat-prompt";
 import { answerQuestion, prepareQuestion } from "./chat.server";

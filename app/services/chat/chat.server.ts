@@ -12,15 +12,15 @@ import {
   touchPendingAnswer,
 } from "~/models/chat.server";
 import { lockUser } from "~/models/saved-prompt.server";
-import { audit } from "../audit.server";
-import { getConfig } from "../config.server";
-import { getDb } from "../db.server";
-import { DomainError } from "../domain-error.server";
+import { audit } from "../audit/audit.server";
+import { getConfig } from "../config/config.server";
+import { getDb } from "../../models/db.server";
+import { DomainError } from "../web/domain-error.server";
 import { getLanguageModel } from "../llm/engine.server";
 import type { TextSink } from "../llm/types";
-import { hitRateLimit } from "../rate-limit.server";
-import { meterCall, recordTokens } from "../usage.server";
-import { scanUploadedFiles } from "../antivirus.server";
+import { hitRateLimit } from "../web/rate-limit.server";
+import { meterCall, recordTokens } from "../admin/usage.server";
+import { scanUploadedFiles } from "../antivirus/antivirus.server";
 import { checkChatPdfs, extractChatPdfs, type UploadedPdf } from "./chat-pdf.server";
 import {
   CHAT_QUESTION_MAX_CHARS,

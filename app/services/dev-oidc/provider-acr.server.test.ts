@@ -9,7 +9,13 @@ import {
   type CookieJar,
 } from "../../../tests/support/oidc-client";
 import { DEV_ACR, findDemoAccount } from "./accounts";
-import { audience, authorizationUrl, client, clientArgsFor, startTestProvider } from "./provider-test-helpers";
+import {
+  audience,
+  authorizationUrl,
+  client,
+  clientArgsFor,
+  startTestProvider,
+} from "../../../tests/support/dev-oidc-helpers";
 import type { DevOidcProvider } from "./provider.server";
 
 // OIDC_ACR_VALUES (ADR 0019) is tested against this provider end to end (tests/integration/sign-in-acr.test.ts,

@@ -8,7 +8,13 @@ import {
 } from "../../../tests/support/oidc-client";
 import { demoAccounts } from "./accounts";
 import { escapeHtml } from "./pages.server";
-import { audience, authorizationUrl, client, clientArgsFor, startTestProvider } from "./provider-test-helpers";
+import {
+  audience,
+  authorizationUrl,
+  client,
+  clientArgsFor,
+  startTestProvider,
+} from "../../../tests/support/dev-oidc-helpers";
 import { UNVERIFIED_EMAIL_DESCRIPTION, type DevOidcProvider } from "./provider.server";
 
 // Discovery, tokens and the provider's lifecycle: provider-tokens.server.test.ts.

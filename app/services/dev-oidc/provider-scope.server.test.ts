@@ -2,7 +2,7 @@ import { createRemoteJWKSet, jwtVerify } from "jose";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 
 import { createCookieJar, getDevAccessToken, type CookieJar } from "../../../tests/support/oidc-client";
-import { audience, clientArgsFor, startTestProvider } from "./provider-test-helpers";
+import { audience, clientArgsFor, startTestProvider } from "../../../tests/support/dev-oidc-helpers";
 import type { DevOidcProvider } from "./provider.server";
 
 // OIDC_API_SCOPE (ADR 0021) is tested against this provider (tests/integration/api-scope.test.ts), so its access

@@ -10,7 +10,13 @@ import {
   getDevAccessToken,
   signInAtDevProvider,
 } from "../../../tests/support/oidc-client";
-import { audience, authorizationUrl, client, clientArgsFor, startTestProvider } from "./provider-test-helpers";
+import {
+  audience,
+  authorizationUrl,
+  client,
+  clientArgsFor,
+  startTestProvider,
+} from "../../../tests/support/dev-oidc-helpers";
 import { startDevOidcProvider, type DevOidcProvider } from "./provider.server";
 
 // The sign-in and logout pages: provider-interactions.server.test.ts.

@@ -2,7 +2,15 @@ import { describe, expect, it } from "vitest";
 import { LlmError } from "~/services/llm/types";
 import { FACTS, fromTurns, longConsultation } from "../../../tests/support/long-consultation";
 import { ScriptedModel, extractiveResponder, type Responder } from "../../../tests/support/scripted-model";
-import { ALLERGIEN, MEDIKATION, failure, inputs, rules, template, within } from "./generate-test-helpers";
+import {
+  ALLERGIEN,
+  MEDIKATION,
+  failure,
+  inputs,
+  rules,
+  template,
+  within,
+} from "../../../tests/support/letter-generate-helpers";
 import { generateLetter, LetterGenerationError, type UsageEvent } from "./generate.server";
 
 describe("generateLetter: a consultation that fits", () => {

@@ -8,7 +8,15 @@ import {
   type Responder,
 } from "../../../tests/support/scripted-model";
 import { textOutsideBlocks } from "./data-blocks";
-import { ALLERGIEN, MEDIKATION, blocksOf, failure, inputs, rules, within } from "./generate-test-helpers";
+import {
+  ALLERGIEN,
+  MEDIKATION,
+  blocksOf,
+  failure,
+  inputs,
+  rules,
+  within,
+} from "../../../tests/support/letter-generate-helpers";
 import { generateLetter } from "./generate.server";
 import type { ContextItem } from "./letter-prompt";
 

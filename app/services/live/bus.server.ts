@@ -1,6 +1,6 @@
 import { EventEmitter } from "node:events";
 import pg from "pg";
-import { getDatabase } from "../db.server";
+import { getDatabase } from "../../models/db.server";
 
 // Wake-ups for live sessions (ADR 0013). The rows in live_audio and live_messages are the truth; the bus only
 // says "look again". Inside one process an EventEmitter carries the wake-up (and, for audio, the buffer

@@ -1,4 +1,4 @@
-import { getConfig } from "../config.server";
+import { getConfig } from "../config/config.server";
 import type { LiveEngine } from "./engine-types";
 
 // The live engine configuration chose (SPEECH_LIVE_ENGINE): one per process, made on first use, so a missing

@@ -1,6 +1,6 @@
 import { LIVE_SAMPLE_RATE } from "~/live/protocol";
-import { getConfig } from "../config.server";
-import { meter } from "../usage.server";
+import { getConfig } from "../config/config.server";
+import { meter } from "../admin/usage.server";
 import type { LiveEngineName } from "./engine-types";
 
 // What live recognition costs (issue 8 "Usage"; ADR 0014). Realtime audio is priced per second from

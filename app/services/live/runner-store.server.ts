@@ -1,5 +1,5 @@
 import { sql } from "kysely";
-import { getDb } from "~/services/db.server";
+import { getDb } from "~/models/db.server";
 
 // The runner's queries (ADR 0013): the lease on a session's run, where a new run resumes, publishing while the
 // lease is held, and how far recognition and metering reached (migration 0012). The session's other queries

@@ -1,10 +1,10 @@
 import { spawn } from "node:child_process";
 import { open, stat } from "node:fs/promises";
 import path from "node:path";
-import { childEnv } from "../child-env.server";
-import { DEFAULT_FFPROBE_PATH, MediaProbeError, runProgram } from "../media-ffprobe.server";
-import { SAMPLE_RATE_RANGE } from "../media-probe.server";
-import { speechWavHeader } from "../media-decode.server";
+import { childEnv } from "../config/child-env.server";
+import { DEFAULT_FFPROBE_PATH, MediaProbeError, runProgram } from "../media/ffprobe.server";
+import { SAMPLE_RATE_RANGE } from "../media/probe.server";
+import { speechWavHeader } from "../media/decode.server";
 import { DEFAULT_FFMPEG_PATH } from "../speech/normalise-audio.server";
 import {
   acceptedCodec,

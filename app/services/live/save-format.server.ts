@@ -1,4 +1,4 @@
-import { sniffAudioType } from "../media-sniff.server";
+import { sniffAudioType } from "../media/sniff.server";
 
 // The audio containers of a live recording (SPEC §9 "Recorder MIME preference"): the recorder's MIME type picks
 // the storage key's extension — webm, m4a (from mp4), mp3 (from mpeg), wav, default webm — and the server keeps
@@ -10,7 +10,7 @@ export type LiveContainer = "webm" | "m4a" | "mp3" | "wav";
 /** What the browser may PUT on the live upload path (with or without codecs parameters). */
 export const LIVE_UPLOAD_BASE_TYPES = ["audio/webm", "audio/ogg", "audio/mp4", "audio/mpeg", "audio/wav"] as const;
 
-// type "/" subtype, optional parameters: the same shape the storage layer signs (storage-keys.server.ts).
+// type "/" subtype, optional parameters: the same shape the storage layer signs (storage/keys.server.ts).
 const MIME_PATTERN =
   /^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}\/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}(\s*;\s*[A-Za-z0-9_-]+=("[A-Za-z0-9 ._-]*"|[A-Za-z0-9._-]+))*$/;
 export const MAX_MIME_LENGTH = 100;

@@ -3,8 +3,8 @@ import { z } from "zod";
 import { checkAdditionalContext, checkDisplayName, normaliseTags, sanitiseFileName } from "~/models/recording-rules";
 import { transcriptionModes, type TranscriptionMode } from "~/models/schema";
 import type { TemplateLanguage } from "~/models/template-rules";
-import { DomainError } from "../domain-error.server";
-import { MAX_DURATION_SECONDS } from "../recordings.server";
+import { DomainError } from "../web/domain-error.server";
+import { MAX_DURATION_SECONDS } from "../recordings/recordings.server";
 import { containerForMime, isWellFormedMime, type LiveContainer } from "./save-format.server";
 import type { LiveSegment } from "./save-words.server";
 

@@ -1,7 +1,7 @@
 import { LIVE_SAMPLE_RATE, type ServerMessage } from "~/live/protocol";
 import { deleteLiveContent, liveMessagesAfter, readLiveAudio, updateLiveSession } from "~/models/live-session.server";
-import { ApiError, apiJson, apiRoute, readJsonBody, requireApiUser } from "../api.server";
-import { audit } from "../audit.server";
+import { ApiError, apiJson, apiRoute, readJsonBody, requireApiUser } from "../web/api.server";
+import { audit } from "../audit/audit.server";
 import { wake } from "./bus.server";
 import { liveError } from "./transport-http.server";
 import { saveRealtimeTranscript } from "./save.server";

@@ -23,11 +23,11 @@ import {
   type LiveSessionRow,
 } from "~/models/live-session.server";
 import { readConsent } from "~/models/consent-rules";
-import { getConfig } from "../config.server";
-import { confirmConsent } from "../consent.server";
+import { getConfig } from "../config/config.server";
+import { confirmConsent } from "../recordings/consent.server";
 import { getVocabulary } from "../speech/vocabulary.server";
-import { MAX_DURATION_SECONDS } from "../recordings.server";
-import { hitRateLimit } from "../rate-limit.server";
+import { MAX_DURATION_SECONDS } from "../recordings/recordings.server";
+import { hitRateLimit } from "../web/rate-limit.server";
 import { subscribe, wake } from "./bus.server";
 import { LiveEngineError } from "./engine-types";
 import { startRecognition } from "./engines/speechmatics-rt-messages.server";

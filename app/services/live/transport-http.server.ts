@@ -1,6 +1,6 @@
 import { LIVE_BUFFER_BYTES } from "~/live/protocol";
-import { ApiError, apiJson, readJsonBody, requireApiUser } from "../api.server";
-import { audit } from "../audit.server";
+import { ApiError, apiJson, readJsonBody, requireApiUser } from "../web/api.server";
+import { audit } from "../audit/audit.server";
 import { subscribe } from "./bus.server";
 import {
   acceptAudio,

@@ -3,10 +3,10 @@ import type { Duplex } from "node:stream";
 import { WebSocketServer, type RawData, type WebSocket } from "ws";
 import { LIVE_BUFFER_BYTES, SIGNED_OUT_REASON, type NumberedMessage } from "~/live/protocol";
 import { findLiveSession, type LiveSessionRow } from "~/models/live-session.server";
-import { audit } from "../audit.server";
-import { auditNotFound } from "../not-found-audit.server";
-import { getConfig } from "../config.server";
-import { readSession } from "../session.server";
+import { audit } from "../audit/audit.server";
+import { auditNotFound } from "../audit/not-found-audit.server";
+import { getConfig } from "../config/config.server";
+import { readSession } from "../web/session.server";
 import { subscribe } from "./bus.server";
 import {
   acceptAudio,
@@ -18,7 +18,7 @@ import {
 } from "./sessions.server";
 
 // The WebSocket door of a live session (ADR 0013): GET /live/ws?session=<id>, upgraded by the custom server
-// (server.mjs). Authenticated by the sign-in cookie, refused from another Origin, owner-scoped. It speaks the
+// (server/index.mjs). Authenticated by the sign-in cookie, refused from another Origin, owner-scoped. It speaks the
 // Speechmatics realtime vocabulary (app/live/protocol.ts) and uses the same use cases as the HTTP door, so a
 // client can switch doors mid-session without losing a buffer or seeing a message twice.
 
@@ -50,7 +50,7 @@ function requestOf(req: IncomingMessage, url: URL) {
   return new Request(url, { headers });
 }
 
-/** The `upgrade` handler server.mjs installs. Never throws: a refusal is a plain HTTP answer. */
+/** The `upgrade` handler server/index.mjs installs. Never throws: a refusal is a plain HTTP answer. */
 export async function handleLiveUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer) {
   try {
     const appUrl = new URL(getConfig().appUrl);

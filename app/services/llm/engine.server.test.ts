@@ -3,7 +3,7 @@ import path from "node:path";
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 
 import { reply, startFakeOpenAiChatServer, type FakeChatServer } from "../../../tests/support/fake-openai-chat";
-import { buildConfig, getConfig, parseEnv, setConfig, type Config } from "../config.server";
+import { buildConfig, getConfig, parseEnv, setConfig, type Config } from "../config/config.server";
 import { getLanguageModel, setLanguageModel } from "./engine.server";
 import { unloadLocalLanguageModel } from "./local-llm-runtime.server";
 import { estimateTokens } from "./tokens";

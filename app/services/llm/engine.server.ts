@@ -1,4 +1,4 @@
-import { getConfig } from "../config.server";
+import { getConfig } from "../config/config.server";
 import { createOpenAiChatModel } from "./openai-chat.server";
 import { estimateTokens } from "./tokens";
 import type { LanguageModel, StructuredRequest } from "./types";

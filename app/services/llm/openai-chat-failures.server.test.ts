@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 
 import { reply, startFakeOpenAiChatServer, type FakeChatServer } from "../../../tests/support/fake-openai-chat";
 import type { OpenAiChatConfig } from "./openai-chat.server";
-import { FAST, KEY, VALID, chatModel, rejection, request } from "./openai-chat-test-helpers";
+import { FAST, KEY, VALID, chatModel, rejection, request } from "../../../tests/support/openai-chat-helpers";
 
 // The OpenAI-compatible chat engine's HTTP failures against the fake server (PROTOCOLS.md §3.3–3.4): which it
 // retries and how often, how long it waits, and what its messages point the operator at.

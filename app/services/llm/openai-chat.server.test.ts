@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 
 import { reply, startFakeOpenAiChatServer, type FakeChatServer } from "../../../tests/support/fake-openai-chat";
 import { schemaInstruction, type OpenAiChatConfig } from "./openai-chat.server";
-import { KEY, SCHEMA, VALID, chatModel, rejection, request } from "./openai-chat-test-helpers";
+import { KEY, SCHEMA, VALID, chatModel, rejection, request } from "../../../tests/support/openai-chat-helpers";
 import { estimateMessagesTokens } from "./tokens";
 
 // The OpenAI-compatible chat engine over HTTP against the fake server (PROTOCOLS.md §3.2–3.4): what it sends in

@@ -1,8 +1,8 @@
 import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { modelsConfig, type NeededModel } from "../config-engines.server";
-import { ConfigError, parseEnv } from "../config.server";
+import { modelsConfig, type NeededModel } from "../config/engines.server";
+import { ConfigError, parseEnv } from "../config/config.server";
 import { PINNED_FILES, pinnedFile, type ModelRole } from "./catalogue";
 import { copyVerified, downloadVerified, fileSize, ModelFetchError, type Pin } from "./fetch-file.server";
 import { hubPin, hubUrl, knownPin, pinFirstSeen } from "./hub-pin.server";

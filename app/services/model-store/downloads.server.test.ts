@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { startModelMirror, type ModelMirror } from "../../../tests/support/model-mirror";
-import type { NeededModel } from "../config-engines.server";
+import type { NeededModel } from "../config/engines.server";
 import { loadableModelProblems } from "../speech/local-models.server";
 import {
   modelStatus,

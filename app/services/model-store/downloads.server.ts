@@ -1,6 +1,6 @@
 import { mkdir, open, rename, rm, stat, utimes } from "node:fs/promises";
 import path from "node:path";
-import type { NeededModel } from "../config-engines.server";
+import type { NeededModel } from "../config/engines.server";
 import { pinnedFile, type ModelRole } from "./catalogue";
 import { downloadVerified, fileSize, ModelFetchError, partPath, type Pin } from "./fetch-file.server";
 import { hubPin, hubUrl, knownPin } from "./hub-pin.server";

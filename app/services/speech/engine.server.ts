@@ -1,4 +1,4 @@
-import { getConfig } from "../config.server";
+import { getConfig } from "../config/config.server";
 import { createOpenAiTranscriptionEngine } from "./openai-transcribe.server";
 import { createSpeechmaticsEngine } from "./speechmatics.server";
 import type { SpeechEngine } from "./types";

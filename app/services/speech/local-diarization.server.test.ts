@@ -15,7 +15,7 @@ import {
 import { segmentationModelBytes, writeSpeakerModels } from "../../../tests/support/speaker-models";
 
 import { createLocalSpeechEngine, diarizeFile, type LocalSpeechConfig } from "./local-engine.server";
-import { SILERO, writeRandomWhisperModel } from "./local-engine-test-helpers";
+import { SILERO, writeRandomWhisperModel } from "../../../tests/support/local-engine-helpers";
 import { assignSpeakers, type SpeakerTurn } from "./local-speakers.server";
 import { buildTranscript } from "./transcript-format";
 import { SpeechEngineError, type EngineWord } from "./types";

@@ -15,7 +15,12 @@ import {
   type LocalSpeechConfig,
   type LocalSpeechEngine,
 } from "./local-engine.server";
-import { NOT_WHISPER, SILERO, TINY_WHISPER, writeRandomWhisperModel } from "./local-engine-test-helpers";
+import {
+  NOT_WHISPER,
+  SILERO,
+  TINY_WHISPER,
+  writeRandomWhisperModel,
+} from "../../../tests/support/local-engine-helpers";
 import { readWavInfo } from "./local-wav.server";
 import { SpeechEngineError, type SpeechRequest } from "./types";
 

@@ -3,7 +3,7 @@ import { existsSync } from "node:fs";
 import { stat } from "node:fs/promises";
 import { createRequire } from "node:module";
 import path from "node:path";
-import { childEnv } from "../child-env.server";
+import { childEnv } from "../config/child-env.server";
 import { SpeechEngineError } from "./types";
 
 // The local engine's two native modules, loaded on first use only, so the app starts (and every other engine

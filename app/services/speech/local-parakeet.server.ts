@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { constants } from "node:fs";
 import { access, open, readFile, stat } from "node:fs/promises";
 import { createRequire } from "node:module";
-import { childEnv } from "../child-env.server";
+import { childEnv } from "../config/child-env.server";
 import { loadSherpaOnnx } from "./local-native.server";
 import { SAMPLE_RATE } from "./local-wav.server";
 import type { WhisperWorker } from "./local-whisper.server";

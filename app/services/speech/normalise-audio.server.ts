@@ -1,20 +1,20 @@
 import { open, stat } from "node:fs/promises";
 import path from "node:path";
-import { SPEECH_SAMPLE_RATE, decodeToSpeechWav } from "../media-decode.server";
-import { DEFAULT_FFMPEG_PATH, runProgram } from "../media-ffprobe.server";
-import { MediaProbeError } from "../media-probe-error.server";
-import { SNIFF_BYTES, sniffAudioType } from "../media-sniff.server";
+import { SPEECH_SAMPLE_RATE, decodeToSpeechWav } from "../media/decode.server";
+import { DEFAULT_FFMPEG_PATH, runProgram } from "../media/ffprobe.server";
+import { MediaProbeError } from "../media/probe-error.server";
+import { SNIFF_BYTES, sniffAudioType } from "../media/sniff.server";
 import { SpeechEngineError } from "./types";
 
 // Every engine gets the same input: 16 kHz, mono, 16-bit PCM WAV. Uploads (MP3 and WAV) are decoded and
-// resampled inside this process (media-decode.server.ts) — no native decoder ever reads them. The length of
+// resampled inside this process (media/decode.server.ts) — no native decoder ever reads them. The length of
 // the decoded audio is measured here (not read from a header), so the duration cap holds for the audio the
 // engine will actually hear; decoding stops a second past the cap.
 //
 // A live recording's own file can be WebM or MP4 (app/services/live/*): those still go through Debian's
 // ffmpeg, as the live path that made them does.
 
-export { DEFAULT_FFMPEG_PATH } from "../media-ffprobe.server";
+export { DEFAULT_FFMPEG_PATH } from "../media/ffprobe.server";
 const BYTES_PER_SECOND = SPEECH_SAMPLE_RATE * 2;
 const WAV_HEADER_BYTES = 44;
 const DEFAULT_TIMEOUT_MS = 10 * 60_000;

@@ -14,7 +14,7 @@ import {
   texts,
   transcriptionEngine,
   writeNormalisedWav,
-} from "./openai-transcribe-test-helpers";
+} from "../../../tests/support/openai-transcribe-helpers";
 import type { RetryPolicy } from "./retry";
 import type { SpeechRequest } from "./types";
 

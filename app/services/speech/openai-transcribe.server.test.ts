@@ -19,7 +19,7 @@ import {
   transcriptionEngine,
   word,
   writeNormalisedWav,
-} from "./openai-transcribe-test-helpers";
+} from "../../../tests/support/openai-transcribe-helpers";
 import type { SpeechRequest, VocabularyEntry } from "./types";
 
 // The OpenAI-compatible transcription engine over HTTP against the fake server (PROTOCOLS.md §3): the form it

@@ -8,7 +8,14 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { startFakeSpeechmatics, type FakeSpeechmatics } from "../../../tests/support/fake-speechmatics";
 
 import type { SpeechmaticsConfig } from "./speechmatics.server";
-import { KEY, RETRY, failure, speechRequest, speechmaticsEngine, writeSpeechFile } from "./speechmatics-test-helpers";
+import {
+  KEY,
+  RETRY,
+  failure,
+  speechRequest,
+  speechmaticsEngine,
+  writeSpeechFile,
+} from "../../../tests/support/speechmatics-helpers";
 import type { SpeechRequest } from "./types";
 
 // The Speechmatics batch adapter's failures against tests/support/fake-speechmatics.ts (PROTOCOLS.md §1): rejected

@@ -12,7 +12,13 @@ import {
 } from "../../../tests/support/fake-speechmatics";
 
 import type { SpeechmaticsConfig } from "./speechmatics.server";
-import { KEY, SECONDS, speechRequest, speechmaticsEngine, writeSpeechFile } from "./speechmatics-test-helpers";
+import {
+  KEY,
+  SECONDS,
+  speechRequest,
+  speechmaticsEngine,
+  writeSpeechFile,
+} from "../../../tests/support/speechmatics-helpers";
 import type { SpeechRequest } from "./types";
 
 // The Speechmatics batch adapter over HTTP against tests/support/fake-speechmatics.ts (PROTOCOLS.md §1): the job
