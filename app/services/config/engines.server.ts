@@ -1,7 +1,56 @@
 import path from "node:path";
-import type { Env } from "./config.server";
-import { parakeetFiles } from "../model-store/catalogue";
+import { z } from "zod";
+import { bool, optionalUrl } from "./values.server";
+import { DEFAULT_MODEL_FILES, parakeetFiles } from "../model-store/catalogue";
 import { parseModelSetting, type ModelSetting } from "../model-store/hub-pin.server";
+
+/** The speech, live and language engines' settings, and where their models come from. */
+export const engineEnvShape = {
+  SPEECH_ENGINE: z.enum(["local", "speechmatics", "openai"]).default("local"),
+  SPEECHMATICS_API_KEY: z.string().min(1).optional(),
+  SPEECHMATICS_BATCH_URL: z.string().url().default("https://eu1.asr.api.speechmatics.com/v2"),
+  OPENAI_TRANSCRIBE_URL: optionalUrl,
+  OPENAI_TRANSCRIBE_API_KEY: z.string().min(1).optional(),
+  OPENAI_TRANSCRIBE_MODEL: z.string().min(1).default("whisper-1"),
+  // Unset: DATA_DIR/models. The default models download there on first start (model-store/, ADR 0027).
+  MODELS_DIR: z.string().min(1).optional(),
+  MODELS_URL: optionalUrl,
+  MODELS_HUB_URL: z.string().url().default("https://huggingface.co"),
+  MODELS_AUTO_DOWNLOAD: bool.default("true"),
+  // A failed model download is tried again after 2 s, doubling up to this.
+  MODELS_RETRY_MAX_SECONDS: z.coerce.number().int().min(1).max(3600).default(300),
+  // Parakeet-TDT through sherpa-onnx (prebuilt), or whisper.cpp through smart-whisper (compiled at install).
+  LOCAL_RECOGNISER: z.enum(["parakeet", "whisper"]).default(DEFAULT_MODEL_FILES.recogniser),
+  LOCAL_PARAKEET_MODEL: z
+    .string()
+    .regex(
+      /^[\w.-]+$|^\/.+|^hf:[\w.-]+\/[\w.-]+(@[\w.-]+)?\/[\w./-]+$/,
+      "a file name prefix in MODELS_DIR, an absolute path prefix, or hf:owner/repo[@revision]/prefix",
+    )
+    .default(DEFAULT_MODEL_FILES.parakeet),
+  LOCAL_WHISPER_MODEL: z.string().min(1).default(DEFAULT_MODEL_FILES.whisper),
+  LOCAL_VAD_MODEL: z.string().min(1).default(DEFAULT_MODEL_FILES.vad),
+  // "none" (either one) turns speaker separation off: every word is then speaker S1.
+  LOCAL_SEGMENTATION_MODEL: z.string().min(1).default(DEFAULT_MODEL_FILES.segmentation),
+  LOCAL_SPEAKER_EMBEDDING_MODEL: z.string().min(1).default(DEFAULT_MODEL_FILES.embedding),
+  LOCAL_THREADS: z.coerce.number().int().min(1).max(64).default(2),
+  SPEECH_LIVE_ENGINE: z.enum(["local", "speechmatics"]).optional(),
+  SPEECH_LIVE_MODE: z.enum(["relay", "direct"]).default("relay"),
+  SPEECHMATICS_RT_URL: z.string().url().default("wss://eu.rt.speechmatics.com/v2"),
+  SPEECHMATICS_MP_URL: z.string().url().default("https://mp.speechmatics.com/v1"),
+
+  LLM_ENGINE: z.enum(["local", "openai"]).default("local"),
+  LLM_OPENAI_URL: optionalUrl,
+  LLM_OPENAI_API_KEY: z.string().min(1).optional(),
+  LLM_OPENAI_MODEL: z.string().min(1).default("gpt-4o-mini"),
+  LLM_OPENAI_STRUCTURED_OUTPUT: z.enum(["json_schema", "json_object", "none"]).default("json_schema"),
+  LLM_CONTEXT_TOKENS: z.coerce.number().int().min(1024).max(1_048_576).default(8192),
+  LLM_TIMEOUT_SECONDS: z.coerce.number().int().min(5).max(1800).default(120),
+  LOCAL_LLM_MODEL: z.string().min(1).default(DEFAULT_MODEL_FILES.letter),
+  LOCAL_LLM_THREADS: z.coerce.number().int().min(1).max(64).default(2),
+};
+
+type Env = z.output<z.ZodObject<typeof engineEnvShape>> & { DATA_DIR: string };
 
 // The engines' part of the configuration (config/config.server.ts validates the environment): which speech engine
 // transcribes uploads, which answers live audio (issue 7), which language model writes letters, and each one's

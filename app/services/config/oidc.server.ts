@@ -2,7 +2,6 @@ import { z } from "zod";
 import { acrValuesSetting } from "./acr.server";
 import { apiScopeSetting } from "./api-scope.server";
 import { persistedDevSecret } from "./secrets.server";
-import type { Env } from "./config.server";
 
 // The identity provider's part of the configuration (ADR 0003): which provider, this client at it, and what its
 // tokens must say to be accepted here. Without OIDC_ISSUER outside production, the embedded development provider.
@@ -21,6 +20,8 @@ export const oidcEnvShape = {
   OIDC_PROMPT: z.enum(["login", "consent", "select_account"]).optional(),
   DEV_OIDC_PORT: z.coerce.number().int().min(0).max(65535).default(3001),
 };
+
+type Env = z.output<z.ZodObject<typeof oidcEnvShape>> & { APP_ENV: string };
 
 export function oidcConfig(env: Env, dataDir: string) {
   const tokenRules = {

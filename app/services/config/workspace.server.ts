@@ -1,5 +1,4 @@
 import { z } from "zod";
-import type { Env } from "./config.server";
 
 // The workspace's part of the configuration (issue 8): the admin dashboard's hidden path, how an account is told to
 // belong to an organisation (SPEC §3 "Usage dashboard user" is_org), how long a chat conversation and audio are
@@ -71,6 +70,8 @@ export const workspaceEnvShape = {
   PRICE_LLM_INPUT_PER_1K_TOKENS_USD: usd.default(0),
   PRICE_LLM_OUTPUT_PER_1K_TOKENS_USD: usd.default(0),
 };
+
+type Env = z.output<z.ZodObject<typeof workspaceEnvShape>>;
 
 export function workspaceConfig(env: Env) {
   return {
