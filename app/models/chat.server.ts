@@ -1,7 +1,7 @@
 import { sql, type Kysely, type Transaction } from "kysely";
 import { getDb } from "~/models/db.server";
 import type { Database } from "./schema";
-import type { ChatMessageStatus } from "./schema-chat";
+import type { ChatMessageStatus } from "./schema";
 
 // A user's chat conversation (migration 0008): messages in order and the PDF context. Every query is scoped by
 // owner; the sweep alone deletes across owners, by age.

@@ -1,10 +1,5 @@
 import type { ColumnType, Generated, Insertable, Selectable } from "kysely";
-import type { AccountPurgesTable } from "./schema-account";
-import type { RecordingsTable } from "./schema-recordings";
-import type { ChatContextTable, ChatMessagesTable } from "./schema-chat";
-import type { LiveAudioTable, LiveMessagesTable, LiveSessionsTable } from "./schema-live";
-
-export type { LiveSessionStatus } from "./schema-live";
+import type { ConsentGivenBy, ConsentKind } from "./consent-rules";
 
 // Hand-kept types of the tables in migrations/ (STYLE.md §2). Statuses are the
 // exact SPEC §4 unions.
@@ -277,3 +272,138 @@ export interface Database {
 
 export type User = Selectable<UsersTable>;
 export type NewAuditEvent = Insertable<AuditEventsTable>;
+
+// Hand-kept type of the recordings table (migrations 0001, 0003, 0004, 0007, 0011, 0013, 0015).
+
+export interface RecordingsTable {
+  id: Generated<string>;
+  owner_id: string;
+  storage_key: string;
+  original_filename: string;
+  display_name: string | null;
+  tags: ColumnType<string[], string | undefined, string>;
+  language_code: string;
+  template_id: string | null;
+  transcription_mode: ColumnType<TranscriptionMode, TranscriptionMode | undefined, TranscriptionMode>;
+  transcription_status: ColumnType<TranscriptionStatus, TranscriptionStatus | undefined, TranscriptionStatus>;
+  transcript_key: string | null;
+  medical_letter_status: ColumnType<LetterStatus, LetterStatus | undefined, LetterStatus>;
+  created_at: CreatedAt;
+  updated_at: Timestamp;
+  upload_status: ColumnType<"awaiting_upload" | "ready", "awaiting_upload" | "ready" | undefined>;
+  declared_type: string | null;
+  size_bytes: ColumnType<string | null, number | null | undefined, number | null>;
+  duration_seconds: number | null;
+  audio_format: string | null;
+  multipart_upload_id: string | null;
+  multipart_part_size: number | null;
+  multipart_part_count: number | null;
+  declared_size: ColumnType<string | null, number | null | undefined, number | null>;
+  /** Migration 0007: null for an upload, "realtime" for a saved live recording (SPEC §3). */
+  created_via: "realtime" | null;
+  source_type: "realtime_recording" | null;
+  /** The recorder's MIME type of a live recording, as the browser reported it. */
+  original_mime_type: string | null;
+  /** A live save's payload fingerprint: a retried save finds the first one (unique per owner). */
+  save_fingerprint: string | null;
+  /** Migration 0011: when the retention sweep deleted the audio (the transcript and letter stay). */
+  audio_deleted_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  /** Migration 0013: the timestamp inside the storage key that numbers the recording (SPEC §3), made by the database. */
+  key_stamp: ColumnType<string, never, never>;
+  /** Migration 0015: the patient's consent to the recording (consent-rules.ts); all null when not documented. */
+  consent_kind: ConsentKind | null;
+  consent_given_by: ConsentGivenBy | null;
+  consent_confirmed_by: string | null;
+  consent_confirmed_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+}
+
+// Hand-kept types of migration 0007's tables (ADR 0013): live recording and dictation sessions, their audio
+// buffers and the messages they published.
+
+export type LiveSessionStatus = "idle" | "running" | "ending" | "paused" | "saved" | "discarded";
+
+/** Migration 0007: a live recording or dictation, kept in the database so any instance can serve it. */
+export interface LiveSessionsTable {
+  id: Generated<string>;
+  owner_id: string;
+  kind: "recording" | "dictation";
+  language: "de" | "en";
+  engine: string;
+  status: ColumnType<LiveSessionStatus, LiveSessionStatus | undefined, LiveSessionStatus>;
+  transport: string | null;
+  buffers: Generated<number>;
+  samples: ColumnType<string, number | undefined, number | string>;
+  end_seq: number | null;
+  run_started_samples: ColumnType<string, number | undefined, number | string>;
+  runner_instance: string | null;
+  runner_lease_until: Timestamp | null;
+  last_message_n: Generated<number>;
+  error_type: string | null;
+  error_reason: string | null;
+  created_at: CreatedAt;
+  updated_at: Timestamp;
+  /** Migration 0012: how far recognition reached (samples on the session's time line; buffers wholly). */
+  recognised_samples: ColumnType<string, number | undefined, number | string>;
+  recognised_seq: Generated<number>;
+  /** Migration 0012: the session's audio up to here has been metered. */
+  metered_samples: ColumnType<string, number | undefined, number | string>;
+  /** Migration 0015: the patient's consent, confirmed before the recording's first buffer (consent-rules.ts). */
+  consent_kind: ConsentKind | null;
+  consent_given_by: ConsentGivenBy | null;
+  consent_confirmed_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+}
+
+export interface LiveAudioTable {
+  session_id: string;
+  seq: number;
+  samples: number;
+  pcm: Buffer;
+  received_at: CreatedAt;
+}
+
+export interface LiveMessagesTable {
+  session_id: string;
+  n: number;
+  kind: string;
+  message: ColumnType<unknown, string, string>;
+  created_at: CreatedAt;
+}
+
+// Hand-kept types of migration 0008's tables: a user's chat conversation and its PDF context.
+
+export const chatRoles = ["user", "assistant"] as const;
+export type ChatMessageRole = (typeof chatRoles)[number];
+/** An assistant message is pending while its answer is being written (SPEC §4 "sending (thinking)"). */
+export type ChatMessageStatus = "pending" | "done" | "failed";
+
+export interface ChatMessagesTable {
+  id: Generated<string>;
+  /** The order of the conversation (bigserial). */
+  n: Generated<string>;
+  owner_id: string;
+  role: ChatMessageRole;
+  content: Generated<string>;
+  status: ColumnType<ChatMessageStatus, ChatMessageStatus | undefined, ChatMessageStatus>;
+  context_truncated: Generated<boolean>;
+  created_at: CreatedAt;
+  updated_at: Timestamp;
+}
+
+export interface ChatContextTable {
+  id: Generated<string>;
+  owner_id: string;
+  file_name: string;
+  text: string;
+  created_at: CreatedAt;
+}
+
+// Hand-kept type of migration 0010's table: deleted accounts whose storage prefixes the sweep still watches.
+
+export interface AccountPurgesTable {
+  /** The deleted user's id: the owner segment of its storage keys. */
+  owner_id: string;
+  requested_at: CreatedAt;
+  /** When a pass last found the prefixes empty. */
+  checked_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  attempts: Generated<number>;
+}
