@@ -9,7 +9,7 @@ import { z } from "zod";
 
 import { chunksOf } from "./http.server";
 import { assertWellFormedKey } from "./keys.server";
-import type { LocalUploadBody } from "./local.server";
+import type { LocalUploadBody } from "./types.server";
 
 // The local object store's directory as storage/local.server.ts uses it: where objects, their metadata and
 // temp files live, and how a body streams into a temp file (counted, hashed, capped).

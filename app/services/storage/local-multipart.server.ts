@@ -8,7 +8,7 @@ import { z } from "zod";
 
 import { assertContentType, assertWellFormedKey } from "./keys.server";
 import { MULTIPART_DIR, isMissing, type LocalFiles } from "./local-files.server";
-import type { LocalObjectStorage, LocalPartWriteResult, LocalUploadBody } from "./local.server";
+import type { LocalObjectStorage, LocalPartWriteResult, LocalUploadBody } from "./types.server";
 import { MAX_PART_NUMBER, MIN_PART_BYTES, type UploadedPart } from "./types.server";
 
 // Multipart uploads in the local object store (storage/local.server.ts), as S3 runs them: each upload is a

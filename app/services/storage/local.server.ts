@@ -13,38 +13,17 @@ import {
 } from "./keys.server";
 import { createLocalFiles, errorCode, isMissing } from "./local-files.server";
 import { checkPartNumber, createLocalMultipart } from "./local-multipart.server";
-import { createLocalSignedUrl, verifyLocalSignature, type LocalSignatureResult } from "./local-signing.server";
-import type { ObjectStorage, StorageConfig, StorageHealth } from "./types.server";
+import { createLocalSignedUrl, verifyLocalSignature } from "./local-signing.server";
+import type {
+  LocalObjectStorage,
+  LocalStorageConfig,
+  LocalUploadBody,
+  LocalWriteResult,
+  ObjectStorage,
+  StorageHealth,
+} from "./types.server";
 
-export type LocalStorageConfig = Extract<StorageConfig, { kind: "local" }>;
-
-/** Everything `put` accepts, plus the web stream a Remix action hands over as `request.body`. */
-export type LocalUploadBody = Buffer | Uint8Array | NodeJS.ReadableStream | ReadableStream<Uint8Array>;
-
-export type LocalWriteResult = { ok: true; size: number; etag: string } | { ok: false; reason: "too_large" };
-export type LocalPartWriteResult = LocalWriteResult | { ok: false; reason: "no_such_upload" };
-
-export interface LocalObjectStorage extends ObjectStorage {
-  readonly kind: "local";
-  readonly maxUploadBytes: number;
-  /** Checks a signed URL's query against the HTTP method and key it was used with. */
-  verifyRequest(args: { method: "GET" | "PUT"; key: string; searchParams: URLSearchParams }): LocalSignatureResult;
-  /** Streams `body` to a temp file and renames it into place; stops once more than `maxBytes` arrived. */
-  write(args: {
-    key: string;
-    contentType: string;
-    body: LocalUploadBody;
-    maxBytes?: number;
-  }): Promise<LocalWriteResult>;
-  /** One part of a multipart upload; a part sent again replaces the earlier one, as in S3. */
-  writePart(args: {
-    key: string;
-    uploadId: string;
-    partNumber: number;
-    body: LocalUploadBody;
-    maxBytes?: number;
-  }): Promise<LocalPartWriteResult>;
-}
+export type { LocalObjectStorage } from "./types.server";
 
 const MIN_SECRET_LENGTH = 16;
 

@@ -1,6 +1,6 @@
 import { NoSuchUpload, S3ServiceException, type S3ClientConfig } from "@aws-sdk/client-s3";
 
-import type { S3StorageConfig } from "./s3.server";
+import type { S3StorageConfig } from "./types.server";
 
 // The S3 client as storage/s3.server.ts uses it: its configuration (time-outs, path style, checksums,
 // credentials) and how its errors read.

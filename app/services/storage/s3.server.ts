@@ -28,9 +28,7 @@ import {
   resolveExpiry,
 } from "./keys.server";
 import { clientConfig, describeFailure, isNoSuchUpload, isNotFound } from "./s3-client.server";
-import type { ObjectStorage, StorageConfig, StorageHealth, UploadedPart } from "./types.server";
-
-export type S3StorageConfig = Extract<StorageConfig, { kind: "s3" }>;
+import type { ObjectStorage, S3StorageConfig, StorageHealth, UploadedPart } from "./types.server";
 
 // Whole-operation caps, retries included, for calls that return no stream.
 const METADATA_OPERATION_TIMEOUT_MS = 15_000;

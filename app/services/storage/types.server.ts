@@ -1,3 +1,4 @@
+import type { LocalSignatureResult } from "./local-signing.server";
 // The storage contract both implementations (local folder, S3) fulfil. Kept apart from storage/storage.server.ts so
 // the implementations never import the module that picks between them.
 
@@ -74,3 +75,37 @@ export type StorageConfig =
       forcePathStyle?: boolean;
       publicEndpoint?: string;
     };
+
+// The two drivers' own shapes, apart from their implementations so that their pieces share them without cycles.
+
+export type S3StorageConfig = Extract<StorageConfig, { kind: "s3" }>;
+
+export type LocalStorageConfig = Extract<StorageConfig, { kind: "local" }>;
+
+/** Everything `put` accepts, plus the web stream a Remix action hands over as `request.body`. */
+export type LocalUploadBody = Buffer | Uint8Array | NodeJS.ReadableStream | ReadableStream<Uint8Array>;
+
+export type LocalWriteResult = { ok: true; size: number; etag: string } | { ok: false; reason: "too_large" };
+export type LocalPartWriteResult = LocalWriteResult | { ok: false; reason: "no_such_upload" };
+
+export interface LocalObjectStorage extends ObjectStorage {
+  readonly kind: "local";
+  readonly maxUploadBytes: number;
+  /** Checks a signed URL's query against the HTTP method and key it was used with. */
+  verifyRequest(args: { method: "GET" | "PUT"; key: string; searchParams: URLSearchParams }): LocalSignatureResult;
+  /** Streams `body` to a temp file and renames it into place; stops once more than `maxBytes` arrived. */
+  write(args: {
+    key: string;
+    contentType: string;
+    body: LocalUploadBody;
+    maxBytes?: number;
+  }): Promise<LocalWriteResult>;
+  /** One part of a multipart upload; a part sent again replaces the earlier one, as in S3. */
+  writePart(args: {
+    key: string;
+    uploadId: string;
+    partNumber: number;
+    body: LocalUploadBody;
+    maxBytes?: number;
+  }): Promise<LocalPartWriteResult>;
+}
