@@ -1,4 +1,4 @@
-import { PatientRecordError, isPdfMagic } from "./patient-records.server";
+import { PatientRecordError, isPdfMagic } from "./contract.server";
 
 // The HTTP side of the M-Files adapter (patient-records/mfiles.server.ts, PROTOCOLS.md §4): one
 // time-out for a whole call, no URL outside the configured origin, no redirect followed, and bodies

@@ -1,4 +1,4 @@
-import { PatientRecordError } from "./patient-records.server";
+import { PatientRecordError } from "./contract.server";
 
 import { discard, readJson, type Call, type MFilesHttp, type Session } from "./mfiles-http.server";
 import { isRecord } from "./mfiles-objects.server";

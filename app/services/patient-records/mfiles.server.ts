@@ -7,7 +7,7 @@ import {
   type PatientDocument,
   type PatientRecordSource,
   type PatientRecordsConfig,
-} from "./patient-records.server";
+} from "./contract.server";
 
 import {
   createMFilesHttp,
