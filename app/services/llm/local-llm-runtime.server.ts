@@ -3,9 +3,25 @@ import path from "node:path";
 
 import type { Llama, LlamaChat, LlamaContext, LlamaGrammar, LlamaModel } from "node-llama-cpp";
 
-import type { LocalLlmConfig } from "./local-llm.server";
 import { verificationProblem } from "../model-store/verify.server";
 import { LlmError } from "./types";
+
+export type LocalLlmConfig = {
+  /** Absolute path of the GGUF file. */
+  model: string;
+  /** Where the lock file of pins lives (model-store/hub-pin.server.ts). */
+  modelsDir?: string;
+  threads: number;
+  contextTokens: number;
+  /** Generations for one structured answer that fails validation (default 3). */
+  structuredAttempts?: number;
+  /**
+   * Use `contextTokens` even beyond the model's training context (llama.cpp extrapolates RoPE; quality drops).
+   * Only for models trained on very short contexts, such as the tests' stories260K (512 tokens), so that a
+   * whole letter request can run on them; real letter models are trained on far more than LLM_CONTEXT_TOKENS.
+   */
+  extendContext?: boolean;
+};
 
 // The embedded language model's process-wide state (local-llm.server.ts is the engine): one llama.cpp, one
 // model, one request at a time.

@@ -4,6 +4,7 @@ import path from "node:path";
 import type { ChatHistoryItem, GbnfJsonSchema, LlamaGrammar } from "node-llama-cpp";
 
 import { readStructuredAnswer } from "./json-schema";
+import type { LocalLlmConfig } from "./local-llm-runtime.server";
 import { grammarSchema } from "./local-llm-grammar.server";
 import {
   ensureLoaded,
@@ -29,6 +30,8 @@ import {
   type TokenUsage,
 } from "./types";
 
+export type { LocalLlmConfig } from "./local-llm-runtime.server";
+
 // The embedded language model: a GGUF file run by llama.cpp through node-llama-cpp 3.22.1, on the CPU.
 // - llama.cpp, the model and the queue of requests are process-wide (local-llm-runtime.server.ts).
 // - The context holds min(contextTokens, the model's training context). Until the model is loaded,
@@ -43,23 +46,6 @@ import {
 //   `npm run models -- --only llm`); so is a context that does not fit into memory. check() looks at the file
 //   (present, a GGUF header) and at the outcome of a load already tried; it does not load gigabytes of weights
 //   into whichever process serves /api/health.
-
-export type LocalLlmConfig = {
-  /** Absolute path of the GGUF file. */
-  model: string;
-  /** Where the lock file of pins lives (model-store/hub-pin.server.ts). */
-  modelsDir?: string;
-  threads: number;
-  contextTokens: number;
-  /** Generations for one structured answer that fails validation (default 3). */
-  structuredAttempts?: number;
-  /**
-   * Use `contextTokens` even beyond the model's training context (llama.cpp extrapolates RoPE; quality drops).
-   * Only for models trained on very short contexts, such as the tests' stories260K (512 tokens), so that a
-   * whole letter request can run on them; real letter models are trained on far more than LLM_CONTEXT_TOKENS.
-   */
-  extendContext?: boolean;
-};
 
 export type LocalLanguageModel = LanguageModel & {
   /** Loads the model now (normally on first use), so that countTokens and contextTokens are exact. */

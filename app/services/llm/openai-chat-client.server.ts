@@ -1,9 +1,31 @@
 import type { Response } from "undici";
 
-import { fetchWithTimeout, httpErrorFactory, redactApiKey, type EngineErrorFactory } from "../speech/retry";
-import type { OpenAiChatConfig } from "./openai-chat.server";
+import {
+  fetchWithTimeout,
+  httpErrorFactory,
+  redactApiKey,
+  type EngineErrorFactory,
+  type RetryPolicy,
+} from "../speech/retry";
 import { readCompletionStream, type Completion } from "./openai-stream.server";
 import { LlmError, type TextSink } from "./types";
+
+export type StructuredOutputMode = "json_schema" | "json_object" | "none";
+
+export type OpenAiChatConfig = {
+  /** The API root, e.g. https://api.openai.com/v1 or http://llm.local:8000/v1 */
+  baseUrl: string;
+  apiKey?: string;
+  model: string;
+  structuredOutput: StructuredOutputMode;
+  contextTokens: number;
+  /** For one request and its answer. */
+  timeoutMs: number;
+  /** Transient failures of one request (openai-node's default: 3 attempts, 0.5–8 s). */
+  retry?: RetryPolicy;
+  /** Requests for one structured answer that fails validation (default 3). */
+  structuredAttempts?: number;
+};
 
 // The HTTP side of the OpenAI-compatible chat model (openai-chat.server.ts): one POST
 // {baseUrl}/chat/completions with no retries, its answer read as JSON or as a stream, and how a failed

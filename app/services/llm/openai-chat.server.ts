@@ -1,5 +1,6 @@
 import { DEFAULT_RETRY, errorBodyInfo, fetchWithTimeout, withRetries, type RetryPolicy } from "../speech/retry";
 import { readStructuredAnswer } from "./json-schema";
+import type { OpenAiChatConfig } from "./openai-chat-client.server";
 import { createOpenAiChatClient, llmError, modelIds, USER_NOT_CONFIGURED } from "./openai-chat-client.server";
 import type { Completion } from "./openai-stream.server";
 import { estimateMessagesTokens, estimateTokens } from "./tokens";
@@ -16,6 +17,8 @@ import {
   type TextSink,
   type TokenUsage,
 } from "./types";
+
+export type { OpenAiChatConfig, StructuredOutputMode } from "./openai-chat-client.server";
 
 // The language model behind any OpenAI-compatible chat-completions server (PROTOCOLS.md §3.2–3.4): OpenAI,
 // Azure OpenAI, Mistral, vLLM, llama.cpp's llama-server, Ollama. One POST {baseUrl}/chat/completions per
@@ -39,23 +42,6 @@ import {
 // - Usage is the server's `usage`; a server that sends none gets the estimate, summed over all attempts.
 // - `max_tokens` is sent (every compatible server reads it; OpenAI's reasoning models want
 //   max_completion_tokens and are not a target here).
-
-export type StructuredOutputMode = "json_schema" | "json_object" | "none";
-
-export type OpenAiChatConfig = {
-  /** The API root, e.g. https://api.openai.com/v1 or http://llm.local:8000/v1 */
-  baseUrl: string;
-  apiKey?: string;
-  model: string;
-  structuredOutput: StructuredOutputMode;
-  contextTokens: number;
-  /** For one request and its answer. */
-  timeoutMs: number;
-  /** Transient failures of one request (openai-node's default: 3 attempts, 0.5–8 s). */
-  retry?: RetryPolicy;
-  /** Requests for one structured answer that fails validation (default 3). */
-  structuredAttempts?: number;
-};
 
 const DEFAULT_CHAT_RETRY: RetryPolicy = { ...DEFAULT_RETRY, attempts: 3 };
 const STRUCTURED_ATTEMPTS = 3;
