@@ -1,7 +1,8 @@
-import type { CountTokens } from "./long-transcript";
-
 // Text cut to a token budget without losing any of it (in parts that each fit), or, where only a glimpse is
 // wanted, by keeping its start and its end. Used for long consultations (long-transcript.ts), refinement and chat.
+
+/** How many tokens a text takes for the model at hand. */
+export type CountTokens = (text: string) => number;
 
 /** The longest prefixes of `text` that fit `maxTokens`, by binary search (text without any spaces). */
 function splitCharacters(text: string, maxTokens: number, countTokens: CountTokens): string[] {

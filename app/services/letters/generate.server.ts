@@ -1,16 +1,10 @@
-import { LlmError, type LanguageModel, type StructuredRequest, type TokenUsage } from "~/services/llm/types";
-import type { LetterSection } from "./letter-content";
-import { LetterGenerationError } from "./letter-errors";
-import { buildLetterMessages, selectStyleExamples, transcriptLines, type LetterInputs } from "./letter-prompt";
-import {
-  LETTER_SCHEMA_NAME,
-  assertClinical,
-  buildLetterSchema,
-  readLetterAnswer,
-  type DocumentType,
-} from "./letter-schema";
-import { assertFits, letterAnswerTokens, promptTokens, styleBudgetTokens } from "./long-transcript";
+import { buildLetterMessages, selectStyleExamples, transcriptLines } from "./letter-prompt";
+import { LETTER_SCHEMA_NAME, assertClinical, buildLetterSchema, readLetterAnswer } from "./letter-schema";
+import { letterAnswerTokens, promptTokens, styleBudgetTokens } from "./long-transcript";
 import { mapReduce } from "./map-reduce.server";
+import { RequestRunner, type GenerateLetterOptions, type GeneratedLetter } from "./request-runner.server";
+
+export type { GenerationPhase, UsageEvent } from "./request-runner.server";
 
 // Letter generation (issue 6): from a transcript, the template and optional context to the sections of an
 // Arztbrief, in one request when the consultation fits the model's context window and by map-reduce when it
@@ -19,57 +13,6 @@ import { mapReduce } from "./map-reduce.server";
 // request.
 
 export { LetterGenerationError } from "./letter-errors";
-
-export type GenerationPhase = "letter" | "notes" | "reduce";
-export type UsageEvent = { phase: GenerationPhase; usage: TokenUsage; model: string };
-
-export type GenerateLetterOptions = LetterInputs & {
-  model: LanguageModel;
-  signal?: AbortSignal;
-  /** "redo" (another template for an existing letter) reports the guard as SPEC's "template switch failed". */
-  mode?: "create" | "redo";
-  onUsage?: (event: UsageEvent) => void;
-};
-
-export type GeneratedLetter = {
-  sections: LetterSection[];
-  documentType: DocumentType;
-  /** Summed over all requests. */
-  usage: TokenUsage;
-  requests: number;
-  strategy: "single" | "map_reduce";
-  model: string;
-};
-
-export class RequestRunner {
-  requests = 0;
-  usage: TokenUsage = { promptTokens: 0, completionTokens: 0 };
-  modelName = "";
-
-  constructor(
-    private readonly model: LanguageModel,
-    private readonly signal: AbortSignal | undefined,
-    private readonly onUsage: ((event: UsageEvent) => void) | undefined,
-  ) {}
-
-  async call(phase: GenerationPhase, request: Omit<StructuredRequest, "signal">): Promise<unknown> {
-    this.signal?.throwIfAborted();
-    assertFits(this.model, request);
-    this.requests++;
-    try {
-      const result = await this.model.generateStructured({ ...request, signal: this.signal });
-      this.usage.promptTokens += result.usage.promptTokens;
-      this.usage.completionTokens += result.usage.completionTokens;
-      this.modelName = result.model;
-      this.onUsage?.({ phase, usage: result.usage, model: result.model });
-      return result.value;
-    } catch (error) {
-      if (error instanceof LlmError && error.kind === "invalid_output")
-        throw new LetterGenerationError("structure_error", { detail: `${phase} answer`, cause: error });
-      throw error;
-    }
-  }
-}
 
 export async function generateLetter(options: GenerateLetterOptions): Promise<GeneratedLetter> {
   const { model, language, template, signal } = options;

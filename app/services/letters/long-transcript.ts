@@ -1,6 +1,6 @@
 import { LlmError, type ChatMessage, type JsonSchema } from "~/services/llm/types";
 import { speakerLabel, type TranscriptDocument } from "~/services/speech/transcript-format";
-import { splitToFit } from "./fit-text";
+import { splitToFit, type CountTokens } from "./fit-text";
 import { MESSAGE_OVERHEAD_TOKENS, transcriptLines } from "./letter-prompt";
 
 // Long consultations: planning requests that fit the model's context window.
@@ -32,7 +32,7 @@ import { MESSAGE_OVERHEAD_TOKENS, transcriptLines } from "./letter-prompt";
 // Answer budgets grow with the number of sections and are capped by a share of the context window.
 // Requests run one after another (the local engine serves one at a time) and stop at the abort signal.
 
-export type CountTokens = (text: string) => number;
+export type { CountTokens } from "./fit-text";
 
 /** Chat framing and the schema, which OpenAI-compatible servers also put into the prompt. */
 export const REQUEST_OVERHEAD_TOKENS = 16;

@@ -1,6 +1,6 @@
 import type { ChatMessage } from "~/services/llm/types";
 import { splitToFit } from "./fit-text";
-import type { GenerateLetterOptions, GeneratedLetter, RequestRunner } from "./generate.server";
+import type { GeneratedLetter, MapReduceArgs } from "./request-runner.server";
 import {
   MESSAGE_OVERHEAD_TOKENS,
   contextBlock,
@@ -14,13 +14,7 @@ import {
   transcriptBlock,
   type ContextItem,
 } from "./letter-prompt";
-import {
-  LETTER_SCHEMA_NAME,
-  assertClinical,
-  buildLetterSchema,
-  readLetterAnswer,
-  type DocumentType,
-} from "./letter-schema";
+import { LETTER_SCHEMA_NAME, assertClinical, readLetterAnswer, type DocumentType } from "./letter-schema";
 import {
   NOTES_SCHEMA_NAME,
   buildNotesSchema,
@@ -47,16 +41,6 @@ import { reduceNotes } from "./reduce-notes.server";
 // A consultation too long for one request, by map-reduce (strategy in long-transcript.ts): notes per part of
 // the transcript and of each context document too large to keep verbatim, the guard over the transcript
 // parts, condensing the notes until they fit (reduce-notes.server.ts), then the letter from the notes.
-
-export type MapReduceArgs = GenerateLetterOptions & {
-  context: ContextItem[];
-  titles: string[];
-  mode: "create" | "redo";
-  runner: RequestRunner;
-  count: (text: string) => number;
-  schema: ReturnType<typeof buildLetterSchema>;
-  answerTokens: number;
-};
 
 const MAX_REDUCE_ROUNDS = 3;
 

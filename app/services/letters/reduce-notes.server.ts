@@ -11,7 +11,7 @@ import {
   type SectionNotes,
 } from "./long-notes";
 import { MAX_NOTES_PER_SECTION, MIN_PART_TOKENS, notesPerSection, promptTokens, tooSmall } from "./long-transcript";
-import type { MapReduceArgs } from "./map-reduce.server";
+import type { MapReduceArgs } from "./request-runner.server";
 
 // Condensing the notes of a long consultation when they do not fit the final request (step 5 of the strategy
 // in long-transcript.ts): groups of notes that fit one request each, condensed by the model.
