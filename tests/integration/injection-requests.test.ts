@@ -111,7 +111,7 @@ describe("a state-changing request from another site", () => {
       .executeTakeFirstOrThrow();
     expect(audited).toEqual({ user_id: null, outcome: "denied" });
     // The production server wires the same check in front of Remix's handler (this suite's serve() mirrors it).
-    const server = fs.readFileSync(path.resolve(__dirname, "../../server-app.mjs"), "utf8");
+    const server = fs.readFileSync(path.resolve(__dirname, "../../server/app.mjs"), "utf8");
     expect(server.indexOf("refuseBeforeRouting(")).toBeGreaterThan(0);
     expect(server.indexOf("refuseBeforeRouting(")).toBeLessThan(server.indexOf("createRequestHandler({"));
   });
