@@ -2,7 +2,7 @@ import { installStructuredConsole } from "../server/log.mjs";
 import { LogShipSettingsError, startLogShipping } from "../server/log-ship.mjs";
 import { ConfigError, getConfig } from "./services/config/config.server";
 import { migrateToLatest, openDatabase, setDatabase } from "./models/db.server";
-import { setJobs, startJobs } from "./services/jobs/jobs.server";
+import { setJobs, startJobs } from "./services/jobs/registry.server";
 import { startModelDownloads, stopModelDownloads } from "./services/model-store/downloads.server";
 import { createStorage, setStorage } from "./services/storage/storage.server";
 import { settleMetering } from "./services/admin/usage.server";

@@ -4,7 +4,7 @@ import { action as transcribeAction } from "~/routes/api.transcribe_v2";
 import { loader as transcriptLoader } from "~/routes/api.transcript_v2.$";
 import { getConfig, setConfig } from "~/services/config/config.server";
 import { getDb } from "~/models/db.server";
-import { runExpireSessions } from "~/services/jobs/jobs.server";
+import { runExpireSessions } from "~/services/jobs/registry.server";
 import * as editorRoute from "~/routes/_app.arztbriefe.$/route";
 import { serve } from "../support/remix-document";
 import { getStorage } from "~/services/storage/storage.server";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { buildConfig, ConfigError, getConfig, parseEnv, setConfig } from "~/services/config/config.server";
 import { getDb } from "~/models/db.server";
-import { runExpireSessions } from "~/services/jobs/jobs.server";
+import { runExpireSessions } from "~/services/jobs/registry.server";
 import { setupTestApp, signedInUser } from "../setup/app";
 
 // AUDIT_RETENTION_DAYS (issue 9 "Data lifecycle"; docs/data-protection.md § 3): audit rows hold a user id and a

@@ -1,7 +1,7 @@
 import { sql } from "kysely";
 import { describe, expect, it } from "vitest";
 import { getDatabase, getDb } from "~/models/db.server";
-import { runDatabaseUpkeep } from "~/services/jobs/jobs.server";
+import { runDatabaseUpkeep } from "~/services/jobs/registry.server";
 import { signedInUser } from "../setup/app";
 import { setupTestDatabase } from "../setup/db";
 

@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest
 import { getFixedTFor } from "~/services/web/i18n.server";
 import { openDatabase, setDatabase, type DatabaseHandle } from "~/models/db.server";
 import { healthReport } from "~/services/admin/health.server";
-import { setJobs, startJobs, type JobsHandle } from "~/services/jobs/jobs.server";
+import { setJobs, startJobs, type JobsHandle } from "~/services/jobs/registry.server";
 import { setSpeechEngine } from "~/services/speech/engine.server";
 import { LEASE_MS, sweepTranscriptionJobs } from "~/services/transcription/job.server";
 import { makeSpeechWav, makeTempDir, removeTempDir } from "../support/audio-fixtures";

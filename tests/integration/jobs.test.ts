@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getDb } from "~/models/db.server";
-import { queues, startJobs, type JobsHandle } from "~/services/jobs/jobs.server";
+import { queues, startJobs, type JobsHandle } from "~/services/jobs/registry.server";
 import { signedInUser, setupTestApp } from "../setup/app";
 
 const app = setupTestApp();

@@ -5,7 +5,7 @@ import { loader as filesLoader } from "~/routes/api.files";
 import { action as uploadUrlAction } from "~/routes/api.get-upload-url";
 import { action as metadataAction } from "~/routes/api.update-file-metadata";
 import { getDb } from "~/models/db.server";
-import { runExpireSessions } from "~/services/jobs/jobs.server";
+import { runExpireSessions } from "~/services/jobs/registry.server";
 import { saveRealtimeTranscript } from "~/services/live/save.server";
 import { getStorage } from "~/services/storage/storage.server";
 import { makeSpeechWav, makeTempDir, removeTempDir } from "../support/audio-fixtures";

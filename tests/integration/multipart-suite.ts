@@ -10,7 +10,7 @@ import { action as statusAction } from "~/routes/api.upload-parts.status";
 import { action as urlsAction } from "~/routes/api.upload-parts.urls";
 import { action as storagePut } from "~/routes/resources.storage.$";
 import { getDb } from "~/models/db.server";
-import { runExpireSessions } from "~/services/jobs/jobs.server";
+import { runExpireSessions } from "~/services/jobs/registry.server";
 import { getStorage } from "~/services/storage/storage.server";
 import { makeFake, makeTempDir, makeTone, removeTempDir } from "../support/audio-fixtures";
 import { apiClientFor, type ApiClient } from "../support/api-client";

@@ -11,7 +11,7 @@ import { action as metadataAction } from "~/routes/api.update-file-metadata";
 import { action as tagsAction } from "~/routes/api.update-file-tags";
 import { action as storagePut, loader as storageGet } from "~/routes/resources.storage.$";
 import { getDb } from "~/models/db.server";
-import { runExpireSessions } from "~/services/jobs/jobs.server";
+import { runExpireSessions } from "~/services/jobs/registry.server";
 import { getStorage } from "~/services/storage/storage.server";
 import { makeFake, setupSpeechWav } from "../support/audio-fixtures";
 import { apiClientFor, type ApiClient } from "../support/api-client";

@@ -1,6 +1,6 @@
 import { CompiledQuery, type Transaction } from "kysely";
 import type { Database } from "~/models/schema";
-import { peekJobs } from "./jobs.server";
+import { peekJobs } from "./registry.server";
 
 // The wake-up of a job whose row is the truth (transcription and letter jobs): pg-boss only delivers it, so its
 // own retries are off. Sent inside the transaction that creates the job row (pg-boss's `db` option on top of a

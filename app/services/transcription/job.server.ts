@@ -103,7 +103,7 @@ export async function runTranscriptionJob(
   jobId: string,
 ): Promise<"completed" | "failed" | "retry" | "skipped" | "waiting"> {
   // The local engine's models are still downloading (issue 21): the job stays queued, unclaimed (no attempt is
-  // used up), and is woken again shortly, or at once when a model arrives (jobs/jobs.server.ts).
+  // used up), and is woken again shortly, or at once when a model arrives (jobs/registry.server.ts).
   if (getConfig().speech.engine === "local" && waitingForModels(SPEECH_ROLES)) {
     // Only a job still queued keeps waiting: a deleted or reset one is not woken again.
     if ((await findJobById(jobId))?.status !== "queued") return "skipped";
