@@ -7,7 +7,8 @@ import {
   setDatabase,
   type DatabaseHandle,
 } from "../models/db.server";
-import { startJobs, setJobs, type JobsHandle } from "./jobs/registry.server";
+import { setJobs, type JobsHandle } from "./jobs/queue.server";
+import { startJobs } from "./jobs/registry.server";
 import { startModelDownloads, stopModelDownloads } from "./model-store/downloads.server";
 import { createStorage, setStorage } from "./storage/storage.server";
 

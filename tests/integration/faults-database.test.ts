@@ -2,7 +2,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest
 import { getFixedTFor } from "~/services/web/i18n.server";
 import { openDatabase, setDatabase, type DatabaseHandle } from "~/models/db.server";
 import { healthReport } from "~/services/admin/health.server";
-import { setJobs, startJobs, type JobsHandle } from "~/services/jobs/registry.server";
+import { setJobs, type JobsHandle } from "~/services/jobs/queue.server";
+import { startJobs } from "~/services/jobs/registry.server";
 import { setSpeechEngine } from "~/services/speech/engine.server";
 import { LEASE_MS, sweepTranscriptionJobs } from "~/services/transcription/job.server";
 import { makeSpeechWav, makeTempDir, removeTempDir } from "../support/audio-fixtures";

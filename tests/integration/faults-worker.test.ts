@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-// First: jobs.server and letters.server import each other, and the queue names must exist when the queues do.
-import { setJobs, startJobs, type JobsHandle } from "~/services/jobs/registry.server";
+// First: the queue handle and the job registry (which imports every job runner).
+import { setJobs, type JobsHandle } from "~/services/jobs/queue.server";
+import { startJobs } from "~/services/jobs/registry.server";
 import { loader as filesLoader } from "~/routes/api.files";
 import { action as letterAction } from "~/routes/api.medical-letter-v2";
 import { action as transcribeAction } from "~/routes/api.transcribe_v2";

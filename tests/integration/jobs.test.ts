@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getDb } from "~/models/db.server";
-import { queues, startJobs, type JobsHandle } from "~/services/jobs/registry.server";
+import type { JobsHandle } from "~/services/jobs/queue.server";
+import { queues, startJobs } from "~/services/jobs/registry.server";
 import { signedInUser, setupTestApp } from "../setup/app";
 
 const app = setupTestApp();

@@ -1,6 +1,7 @@
 import { getConfig } from "~/services/config/config.server";
 import { openDatabase, setDatabase } from "~/models/db.server";
-import { setJobs, startJobs } from "~/services/jobs/registry.server";
+import { setJobs } from "~/services/jobs/queue.server";
+import { startJobs } from "~/services/jobs/registry.server";
 import { createStorage, setStorage } from "~/services/storage/storage.server";
 
 // `npm run worker` as the fault suite runs it in a child process (tests/support/fault-worker-process.ts): what

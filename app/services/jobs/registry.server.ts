@@ -16,6 +16,7 @@ import { sweepLiveSessions } from "../live/sessions.server";
 import { runTranscriptionJob, sweepTranscriptionJobs } from "../transcription/job.server";
 import { TRANSCRIPTION_QUEUE } from "../transcription/transcription.server";
 import { onModelReady } from "../model-store/downloads.server";
+import type { JobsHandle } from "./queue.server";
 
 // The durable queue lives in the database (pg-boss, ADR 0005). It talks through
 // the app's own pool, so on the embedded PGlite it shares the single connection
@@ -28,8 +29,6 @@ export const queues = {
   databaseUpkeep: "maintenance-database-upkeep",
   letter: LETTER_QUEUE,
 } as const;
-
-export type JobsHandle = { boss: PgBoss; stop(): Promise<void> };
 
 const SCHEMA = "pgboss";
 
@@ -170,17 +169,4 @@ export async function runExpireSessions(now = new Date()) {
   const retention = await deletePastRetention(now);
   const auditTrail = await deleteAuditPastRetention(now);
   return { sessions, pendingPosts, rateLimitWindows, uploads, retention, auditTrail };
-}
-
-let current: JobsHandle | undefined;
-export function setJobs(handle: JobsHandle | undefined) {
-  current = handle;
-}
-/** The queue when this process started one; the job rows stay the truth either way. */
-export function peekJobs(): JobsHandle | undefined {
-  return current;
-}
-export function getJobs() {
-  if (!current) throw new Error("Job queue not started");
-  return current;
 }

@@ -12,7 +12,7 @@ import { templateLanguageFrom, type TemplateLanguage } from "~/models/template-r
 import { getConfig } from "../config/config.server";
 import { getDb } from "../../models/db.server";
 import { DomainError } from "../web/domain-error.server";
-import { sendWakeUp } from "../jobs/wakeup.server";
+import { sendWakeUp } from "../jobs/queue.server";
 import { hitRateLimit } from "../web/rate-limit.server";
 import { requireReady } from "../recordings/recordings.server";
 import { getUserStructure, listUserTemplates } from "../templates/templates.server";

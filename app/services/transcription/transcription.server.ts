@@ -12,7 +12,7 @@ import {
 import { getConfig } from "../config/config.server";
 import { getDb } from "../../models/db.server";
 import { DomainError } from "../web/domain-error.server";
-import { sendWakeUp } from "../jobs/wakeup.server";
+import { sendWakeUp } from "../jobs/queue.server";
 import { applyMetadata, readMetadata } from "../recordings/metadata.server";
 import { confirmAudio } from "../recordings/recordings.server";
 
