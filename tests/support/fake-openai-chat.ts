@@ -1,6 +1,16 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { promptTextOf, roughTokens, streamAnswer } from "./fake-openai-stream";
+import {
+  promptTextOf,
+  roughTokens,
+  streamAnswer,
+  type FakeChatReply,
+  type FakeErrorStyle,
+  type Json,
+  type Usage,
+} from "./fake-openai-stream";
+
+export type { FakeChatReply, FakeErrorStyle, Json } from "./fake-openai-stream";
 
 // A local OpenAI-compatible chat-completions server (POST /v1/chat/completions, GET /v1/models) that behaves as
 // PROTOCOLS.md §3.2–3.4 describe OpenAI and the self-hosted servers. Reproduced:
@@ -30,35 +40,6 @@ import { promptTextOf, roughTokens, streamAnswer } from "./fake-openai-stream";
 //   in-stream `{"error":…}` event, `brokenStream` some text and then closes the connection without [DONE].
 // Not reproduced: tools, n > 1, logprobs, exact wording of real messages.
 // `requests` records every call: method, path, headers (the Authorization value masked) and the parsed body.
-
-export type FakeErrorStyle = "openai" | "vllm" | "llamacpp" | "fastapi" | "html";
-
-/** Parsed JSON whose shape the test (or this server) reads field by field, as a real server would. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- request bodies and schemas are arbitrary JSON
-export type Json = any;
-
-type Usage = { prompt_tokens: number; completion_tokens: number } | null;
-
-export type FakeChatReply =
-  | { kind: "json"; value: unknown; usage?: Usage }
-  | { kind: "text"; content: string; finishReason?: string; usage?: Usage }
-  | { kind: "refusal"; refusal: string; usage?: Usage }
-  | { kind: "truncated"; value: unknown; usage?: Usage }
-  | {
-      kind: "error";
-      status: number;
-      style?: FakeErrorStyle;
-      message?: string;
-      type?: string;
-      code?: string | number | null;
-      headers?: Record<string, string>;
-      /** Sent as it is instead of a styled error body. */
-      body?: string;
-      contentType?: string;
-    }
-  | { kind: "slow"; ms: number; then: FakeChatReply }
-  | { kind: "streamError"; before: string; message?: string; type?: string }
-  | { kind: "brokenStream"; before: string };
 
 export type FakeChatRequest = {
   method: string;

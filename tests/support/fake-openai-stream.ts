@@ -1,5 +1,33 @@
 import type { ServerResponse } from "node:http";
-import type { FakeChatReply, Json } from "./fake-openai-chat";
+
+export type FakeErrorStyle = "openai" | "vllm" | "llamacpp" | "fastapi" | "html";
+
+/** Parsed JSON whose shape the test (or this server) reads field by field, as a real server would. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- request bodies and schemas are arbitrary JSON
+export type Json = any;
+
+export type Usage = { prompt_tokens: number; completion_tokens: number } | null;
+
+export type FakeChatReply =
+  | { kind: "json"; value: unknown; usage?: Usage }
+  | { kind: "text"; content: string; finishReason?: string; usage?: Usage }
+  | { kind: "refusal"; refusal: string; usage?: Usage }
+  | { kind: "truncated"; value: unknown; usage?: Usage }
+  | {
+      kind: "error";
+      status: number;
+      style?: FakeErrorStyle;
+      message?: string;
+      type?: string;
+      code?: string | number | null;
+      headers?: Record<string, string>;
+      /** Sent as it is instead of a styled error body. */
+      body?: string;
+      contentType?: string;
+    }
+  | { kind: "slow"; ms: number; then: FakeChatReply }
+  | { kind: "streamError"; before: string; message?: string; type?: string }
+  | { kind: "brokenStream"; before: string };
 
 // The streamed answers of the fake OpenAI-compatible server (fake-openai-chat.ts; PROTOCOLS.md §3.2): a reply
 // written as server-sent events of chat.completion.chunk objects, the way OpenAI streams one.
