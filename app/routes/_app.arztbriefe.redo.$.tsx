@@ -5,6 +5,7 @@ import { button } from "~/components/ui/buttons";
 import { Modal } from "~/components/ui/modal";
 import { audit } from "~/services/audit/audit.server";
 import { DomainError } from "~/services/web/domain-error.server";
+import { hideAsNotFound } from "~/services/web/not-found.server";
 import { getFixedTFor, getLanguage } from "~/services/web/i18n.server";
 import { getLetter } from "~/services/letters/editing.server";
 import { letterLanguage, requestLetter } from "~/services/letters/letters.server";
@@ -20,11 +21,9 @@ import { setToast } from "~/services/web/toast.server";
 
 const LANGUAGE_MISSING = "letters:errors.languageMissing";
 
-function notFound(error: unknown): never {
-  if (error instanceof DomainError && (error.kind === "not_found" || error.kind === "invalid")) {
-    throw new Response("Not found", { status: 404 });
-  }
-  throw error;
+/** A malformed key is hidden like a missing one. */
+function hideLetter(error: unknown): never {
+  return hideAsNotFound(error, { kinds: ["invalid"] });
 }
 
 /** Why a redo cannot start, as an i18n key, or null. */
@@ -44,7 +43,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     // SPEC §5: without a language code there are no templates to offer.
     if (error instanceof DomainError && error.message === LANGUAGE_MISSING)
       return { name: "", problem: LANGUAGE_MISSING, current: null, system: [], custom: [] };
-    return notFound(error);
+    return hideLetter(error);
   }
   await audit({
     userId: user.id,
@@ -73,7 +72,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
 export async function action({ request, params }: ActionFunctionArgs) {
   const user = await requireUser(request);
   const form = await request.formData();
-  const letter = await getLetter({ userId: user.id, key: params["*"] }).catch(notFound);
+  const letter = await getLetter({ userId: user.id, key: params["*"] }).catch(hideLetter);
   const t = await getFixedTFor(await getLanguage(request), ["common", "recordings", "letters"]);
   const entry = { userId: user.id, action: "letter.redo", entityType: "letter", entityId: letter.key, request };
   const templateId = String(form.get("templateId") ?? "").trim();

@@ -9,7 +9,7 @@ import { findRecordingByKey } from "~/models/recording.server";
 import { findTranscriptByKey } from "~/models/transcript.server";
 import { audit } from "~/services/audit/audit.server";
 import { getDb } from "~/models/db.server";
-import { DomainError } from "~/services/web/domain-error.server";
+import { hideAsNotFound, notFound } from "~/services/web/not-found.server";
 import { getLanguage } from "~/services/web/i18n.server";
 import { requireUser } from "~/services/web/session.server";
 import { meterCall } from "~/services/admin/usage.server";
@@ -39,17 +39,15 @@ const SPEAKER_COLOURS = [
   "border-teal-500 bg-teal-50",
 ];
 
-function notFound(error: unknown): never {
-  if (error instanceof DomainError && (error.kind === "not_found" || error.kind === "invalid")) {
-    throw new Response("Not found", { status: 404 });
-  }
-  throw error;
+/** A malformed key is hidden like a missing one. */
+function hideTranscript(error: unknown): never {
+  return hideAsNotFound(error, { kinds: ["invalid"] });
 }
 
 export async function loader({ request, params }: LoaderFunctionArgs) {
   const user = await requireUser(request);
   const language = await getLanguage(request);
-  const { row, document } = await getTranscript({ userId: user.id, key: params["*"] }).catch(notFound);
+  const { row, document } = await getTranscript({ userId: user.id, key: params["*"] }).catch(hideTranscript);
   await audit({
     userId: user.id,
     action: "transcript.read",
@@ -93,12 +91,12 @@ export async function action({ request, params }: ActionFunctionArgs) {
   if (form.get("intent") === "createLetter") {
     // The recording is the one behind this transcript, never a key from the form.
     const row = await findTranscriptByKey({ ownerId: user.id, key });
-    if (!row) throw new Response("Not found", { status: 404 });
+    if (!row) notFound();
     return createLetterIntent({ user, sourceKey: row.source_key, request, redirectTo: new URL(request.url).pathname });
   }
   if (form.get("intent") !== "delete") throw new Response("Unknown intent", { status: 400 });
   meterCall(user.id, "delete-transcript");
-  await deleteTranscript({ userId: user.id, transcriptKey: key }).catch(notFound);
+  await deleteTranscript({ userId: user.id, transcriptKey: key }).catch(hideTranscript);
   await audit({
     userId: user.id,
     action: "transcript.delete",

@@ -4,6 +4,7 @@ import { useTranslation } from "react-i18next";
 import { LogoutButton } from "~/components/shell/top-bar";
 import { AuthCard, primaryButton } from "~/components/ui/auth-card";
 import { getFixedTFor, getLanguage } from "~/services/web/i18n.server";
+import { notFound } from "~/services/web/not-found.server";
 import { discardPendingPost, findPendingPost } from "~/services/web/pending-post.server";
 import { requireUser } from "~/services/web/session.server";
 
@@ -23,7 +24,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
 export async function action({ request, params }: ActionFunctionArgs) {
   const user = await requireUser(request);
   const discarded = await discardPendingPost({ id: params.id ?? "", userId: user.id });
-  if (!discarded) throw new Response("Not found", { status: 404 });
+  if (!discarded) notFound();
   throw redirect("/");
 }
 

@@ -1,4 +1,4 @@
-import { DomainError } from "~/services/web/domain-error.server";
+import { hideAsNotFound } from "~/services/web/not-found.server";
 import type { getLetter } from "~/services/letters/editing.server";
 
 // The letter the editor's loader and action work on, and how they refuse one that is not the user's.
@@ -9,9 +9,7 @@ export const LANGUAGE_MISSING = "letters:errors.languageMissing";
 /** A letter that is not this user's (or not there) is a 404; nothing says whether it exists. */
 const HIDDEN = new Set(["letters:errors.letterNotFound", "letters:errors.letterKeyRequired", LANGUAGE_MISSING]);
 
+/** The editor's policy for web/not-found.server's `hideAsNotFound`: which of getLetter's refusals are a 404. */
 export function notFound(error: unknown): never {
-  if (error instanceof DomainError && (HIDDEN.has(error.message) || error.kind === "not_found")) {
-    throw new Response("Not found", { status: 404 });
-  }
-  throw error;
+  return hideAsNotFound(error, { messages: HIDDEN });
 }

@@ -2,6 +2,7 @@ import { ApiError, apiErrorResponse, requireApiUser } from "../web/api.server";
 import { audit } from "../audit/audit.server";
 import { isOperator } from "../web/auth.server";
 import { getConfig } from "../config/config.server";
+import { notFound } from "../web/not-found.server";
 import { requireUserSession, type SessionUser } from "../web/session.server";
 
 // The admin dashboard's doors (SPEC §2 "Admin dashboard", §6; ADR 0014). Every loader and call decides on the
@@ -21,7 +22,7 @@ export async function adminGate(request: Request, params: { adminPath?: string }
   if (`/${params.adminPath ?? ""}` !== getConfig().admin.path) {
     // `/api/audit` and `/api/usage.csv` land here rather than on api.$.tsx: unknown API paths answer JSON.
     if (params.adminPath?.toLowerCase() === "api") throw apiErrorResponse(404, "Not found");
-    throw new Response("Not found", { status: 404 });
+    notFound();
   }
   const { user, currentIdHash } = await requireUserSession(request);
   const admin = isOperator(user);
