@@ -1,3 +1,4 @@
+import { redirect } from "@remix-run/node";
 import { z } from "zod";
 import { getConfig } from "../config/config.server";
 import { siteCookie } from "./cookies.server";
@@ -101,6 +102,16 @@ export async function setToast(toast: Toast) {
     ? Object.fromEntries(Object.entries(toast.values).map(([name, value]) => [name, shorten(value)]))
     : undefined;
   return toastCookie().serialize({ ...toast, ...(values ? { values } : {}) });
+}
+
+/**
+ * The one way to redirect with a toast (issue 23): the toast's Set-Cookie is appended after any the caller passes
+ * in `init.headers` (a language cookie, say). Return it, or throw it from a helper.
+ */
+export async function redirectWithToast(to: string, toast: Toast, init: ResponseInit = {}) {
+  const headers = new Headers(init.headers);
+  headers.append("Set-Cookie", await setToast(toast));
+  return redirect(to, { ...init, headers });
 }
 
 /** Reads the pending toast and the Set-Cookie that consumes it. */
