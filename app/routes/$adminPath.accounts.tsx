@@ -1,4 +1,4 @@
-import { json, redirect, type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-run/node";
+import { json, type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-run/node";
 import { Form, useActionData, useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { danger } from "~/components/ui/buttons";
@@ -8,7 +8,7 @@ import { deleteAccount } from "~/services/accounts/account-deletion.server";
 import { adminGate } from "~/services/admin/admin.server";
 import { audit } from "~/services/audit/audit.server";
 import { getFixedTFor, getLanguage } from "~/services/web/i18n.server";
-import { setToast } from "~/services/web/toast.server";
+import { redirectWithToast } from "~/services/web/toast.server";
 
 // The admin's account deletion (issue 9 "Data lifecycle"; ADR 0016): an account named by its exact e-mail
 // address goes with all its data, as when its user deletes it from Settings. A plain form with an explicit
@@ -40,12 +40,11 @@ export async function action({ request, params }: ActionFunctionArgs) {
   if (accounts.length === 0) return refuse("account:admin.notFound", 404);
   if (accounts.some((account) => account.id === gate.user.id)) return refuse("account:admin.self", 400);
   for (const account of accounts) await deleteAccount({ userId: account.id, adminId: gate.user.id, request });
-  const toast = await setToast({
+  throw await redirectWithToast(new URL(request.url).pathname, {
     type: "success",
     key: accounts.length === 1 ? "account:admin.deletedOne" : "account:admin.deletedMany",
     values: { email: email.toLowerCase(), count: String(accounts.length) },
   });
-  throw redirect(new URL(request.url).pathname, { headers: { "Set-Cookie": toast } });
 }
 
 export default function AdminAccounts() {

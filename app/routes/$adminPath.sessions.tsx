@@ -1,4 +1,4 @@
-import { json, redirect, type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-run/node";
+import { json, type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-run/node";
 import { Form, useActionData, useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { danger } from "~/components/ui/buttons";
@@ -8,7 +8,7 @@ import { adminGate } from "~/services/admin/admin.server";
 import { audit } from "~/services/audit/audit.server";
 import { getFixedTFor, getLanguage } from "~/services/web/i18n.server";
 import { endEveryonesSessions, endSessionsOfAccounts } from "~/services/accounts/session-list.server";
-import { setToast, type Toast } from "~/services/web/toast.server";
+import { redirectWithToast, type Toast } from "~/services/web/toast.server";
 
 // Admins end sessions (ASVS 5.0 7.4.5; ADR 0003): every session of the account named by its exact e-mail address,
 // or every session of everyone. Sessions are rows looked up on every request, so an ended one is a signed-out
@@ -58,12 +58,11 @@ export async function action({ request, params }: ActionFunctionArgs) {
 
 async function ended(request: Request, form: "account" | "all", count: number, values: Record<string, string>) {
   const amount = count === 0 ? "endedNone" : count === 1 ? "endedOne" : "endedMany";
-  const toast = await setToast({
+  throw await redirectWithToast(new URL(request.url).pathname, {
     type: "success",
     key: `admin:sessions.${form}.${amount}` satisfies Toast["key"],
     values: { ...values, count: String(count) },
   });
-  throw redirect(new URL(request.url).pathname, { headers: { "Set-Cookie": toast } });
 }
 
 export default function AdminSessions() {

@@ -3,7 +3,7 @@ import { isLanguage } from "~/i18n";
 import { getConfig } from "~/services/config/config.server";
 import { languageCookie } from "~/services/web/i18n.server";
 import { isCrossSiteWrite, safeRedirect } from "~/services/web/security.server";
-import { setToast } from "~/services/web/toast.server";
+import { redirectWithToast } from "~/services/web/toast.server";
 
 // The language switcher posts here: a cookie the server renders from, no
 // JavaScript needed. SPEC §2: a notice tells the new default transcription language.
@@ -18,8 +18,9 @@ export async function action({ request }: ActionFunctionArgs) {
   const language = form.get("language");
   const redirectTo = safeRedirect(form.get("redirectTo"));
   if (!isLanguage(language)) throw redirect(redirectTo);
-  const headers = new Headers();
-  headers.append("Set-Cookie", await languageCookie().serialize(language));
-  headers.append("Set-Cookie", await setToast({ type: "info", key: `notice.transcriptionLanguage_${language}` }));
-  throw redirect(redirectTo, { headers });
+  throw await redirectWithToast(
+    redirectTo,
+    { type: "info", key: `notice.transcriptionLanguage_${language}` },
+    { headers: { "Set-Cookie": await languageCookie().serialize(language) } },
+  );
 }
