@@ -1,6 +1,7 @@
-import { sql, type Kysely, type Transaction } from "kysely";
+import { type Kysely, type Transaction } from "kysely";
 import { getDb } from "~/models/db.server";
-import type { Database, LetterJobStatus, LetterStatus } from "./schema";
+import { jobLease } from "./job-lease.server";
+import type { Database, LetterStatus } from "./schema";
 
 // Letter jobs (ADR 0012): one per recording, claimed atomically and held by a lease its worker renews, as
 // transcription jobs are (transcription.server.ts). The worker names a job by id and acts for the job's owner,
@@ -107,88 +108,13 @@ export async function replaceLetterJob(
     .executeTakeFirstOrThrow();
 }
 
-/** Takes the job for one run: a queued job, or a running one whose lease lapsed. */
-export async function claimLetterJob(id: string, leaseMs: number, now = new Date()) {
-  return getDb()
-    .updateTable("letter_jobs")
-    .set({
-      status: "running",
-      attempts: sql`attempts + 1`,
-      lease_until: new Date(now.getTime() + leaseMs),
-      started_at: sql`coalesce(started_at, ${now})`,
-      updated_at: now,
-    })
-    .where("id", "=", id)
-    .where((eb) =>
-      eb.or([eb("status", "=", "queued"), eb.and([eb("status", "=", "running"), eb("lease_until", "<", now)])]),
-    )
-    .returning(jobColumns)
-    .executeTakeFirst();
-}
-
-export async function renewLetterLease(id: string, attempt: number, leaseMs: number, now = new Date()) {
-  const result = await getDb()
-    .updateTable("letter_jobs")
-    .set({ lease_until: new Date(now.getTime() + leaseMs), updated_at: now })
-    .where("id", "=", id)
-    .where("status", "=", "running")
-    .where("attempts", "=", attempt)
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1;
-}
-
-/** Ends a run of `attempt`; a later run (after a lapsed lease) is not overwritten by a late finisher. */
-export async function finishLetterJob(
-  db: Db,
-  args: {
-    id: string;
-    attempt: number;
-    status: Exclude<LetterJobStatus, "running">;
-    errorKey?: string;
-    errorDetail?: string;
-  },
-) {
-  const result = await db
-    .updateTable("letter_jobs")
-    .set({
-      status: args.status,
-      lease_until: null,
-      error_key: args.errorKey ?? null,
-      error_detail: args.errorDetail?.slice(0, 500) ?? null,
-      finished_at: args.status === "queued" ? null : new Date(),
-      updated_at: new Date(),
-    })
-    .where("id", "=", args.id)
-    .where("status", "=", "running")
-    .where("attempts", "=", args.attempt)
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1;
-}
-
-export async function requeueLapsedLetterJobs(now = new Date()) {
-  const rows = await getDb()
-    .updateTable("letter_jobs")
-    .set({ status: "queued", lease_until: null, updated_at: now })
-    .where("status", "=", "running")
-    .where("lease_until", "<", now)
-    .returning("id")
-    .execute();
-  return rows.map((r) => r.id);
-}
+/** Claim, renew and finish a run; the sweep's requeue and resend (job-lease.server.ts). */
+export const letterJobLease = jobLease("letter_jobs");
 
 /** Whether a letter job is still queued (a deleted or reset one is not). */
 export async function isLetterJobQueued(id: string) {
   const row = await getDb().selectFrom("letter_jobs").where("id", "=", id).select("status").executeTakeFirst();
   return row?.status === "queued";
-}
-
-export async function listWaitingLetterJobs(before: Date) {
-  return getDb()
-    .selectFrom("letter_jobs")
-    .where("status", "=", "queued")
-    .where("updated_at", "<", before)
-    .select("id")
-    .execute();
 }
 
 /** What a run needs of its recording and transcript. */

@@ -1,6 +1,7 @@
-import { sql, type Kysely, type Transaction } from "kysely";
+import { type Kysely, type Transaction } from "kysely";
 import { getDb } from "~/models/db.server";
-import type { Database, TranscriptionJobStatus, TranscriptionStatus } from "./schema";
+import { jobLease } from "./job-lease.server";
+import type { Database, TranscriptionStatus } from "./schema";
 
 // Transcription jobs and the recording's transcription state, scoped by owner wherever a user asks (STYLE.md
 // §2). The worker's own calls name a job by id: it acts for the job's owner, whose id it carries along. The
@@ -124,92 +125,11 @@ export async function replaceJob(
     .executeTakeFirstOrThrow();
 }
 
-/**
- * Takes the job for one run: only a queued job, or a running one whose lease lapsed (its worker died).
- * Two workers handed the same job never both get it.
- */
-export async function claimJob(id: string, leaseMs: number, now = new Date()) {
-  return getDb()
-    .updateTable("transcription_jobs")
-    .set({
-      status: "running",
-      attempts: sql`attempts + 1`,
-      lease_until: new Date(now.getTime() + leaseMs),
-      started_at: sql`coalesce(started_at, ${now})`,
-      updated_at: now,
-    })
-    .where("id", "=", id)
-    .where((eb) =>
-      eb.or([eb("status", "=", "queued"), eb.and([eb("status", "=", "running"), eb("lease_until", "<", now)])]),
-    )
-    .returning(jobColumns)
-    .executeTakeFirst();
-}
-
-/** Extends the lease of a run still in progress; false when the job is gone or no longer this run's. */
-export async function renewLease(id: string, attempt: number, leaseMs: number, now = new Date()) {
-  const result = await getDb()
-    .updateTable("transcription_jobs")
-    .set({ lease_until: new Date(now.getTime() + leaseMs), updated_at: now })
-    .where("id", "=", id)
-    .where("status", "=", "running")
-    .where("attempts", "=", attempt)
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1;
-}
+/** Claim, renew and finish a run; the sweep's requeue and resend (job-lease.server.ts). */
+export const transcriptionJobLease = jobLease("transcription_jobs");
 
 export async function markEngineTimes(id: string, set: { engine_called_at?: Date; engine_returned_at?: Date }) {
   await getDb().updateTable("transcription_jobs").set(set).where("id", "=", id).execute();
-}
-
-/** Ends a run of `attempt`; a later run (after a lapsed lease) is not overwritten by a late finisher. */
-export async function finishJob(
-  db: Db,
-  args: {
-    id: string;
-    attempt: number;
-    status: Exclude<TranscriptionJobStatus, "running">;
-    errorKey?: string;
-    errorDetail?: string;
-  },
-) {
-  const result = await db
-    .updateTable("transcription_jobs")
-    .set({
-      status: args.status,
-      lease_until: null,
-      error_key: args.errorKey ?? null,
-      error_detail: args.errorDetail?.slice(0, 500) ?? null,
-      finished_at: args.status === "queued" ? null : new Date(),
-      updated_at: new Date(),
-    })
-    .where("id", "=", args.id)
-    .where("status", "=", "running")
-    .where("attempts", "=", args.attempt)
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1;
-}
-
-/** Running jobs whose lease lapsed go back to the queue; their ids are returned to be sent again. */
-export async function requeueLapsedJobs(now = new Date()) {
-  const rows = await getDb()
-    .updateTable("transcription_jobs")
-    .set({ status: "queued", lease_until: null, updated_at: now })
-    .where("status", "=", "running")
-    .where("lease_until", "<", now)
-    .returning("id")
-    .execute();
-  return rows.map((r) => r.id);
-}
-
-/** Queued jobs that have waited long (a lost wake-up): sent again; claiming makes duplicates harmless. */
-export async function listWaitingJobs(before: Date) {
-  return getDb()
-    .selectFrom("transcription_jobs")
-    .where("status", "=", "queued")
-    .where("updated_at", "<", before)
-    .select("id")
-    .execute();
 }
 
 /** Why the owner's failed transcriptions of these recordings failed (i18n keys), by recording. */

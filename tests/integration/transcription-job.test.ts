@@ -4,7 +4,7 @@ import { action as deleteTranscriptAction } from "~/routes/api.delete-transcript
 import { action as transcribeAction } from "~/routes/api.transcribe_v2";
 import { loader as statusLoader } from "~/routes/api.transcribe_v2_.$job.status";
 import { loader as transcriptLoader } from "~/routes/api.transcript_v2.$";
-import { claimJob } from "~/models/transcription.server";
+import { transcriptionJobLease } from "~/models/transcription.server";
 import { getDb } from "~/models/db.server";
 import { getStorage } from "~/services/storage/storage.server";
 import { LEASE_MS, runTranscriptionJob, sweepTranscriptionJobs } from "~/services/transcription/job.server";
@@ -194,7 +194,7 @@ describe("transcription (JSON API and job)", () => {
     await call(transcribeAction, anna, "/api/transcribe_v2", { s3_key: key });
     const job = await jobOf(key);
     // A worker claims the job and dies: no renewals, no result.
-    expect(await claimJob(job.id, LEASE_MS)).toBeTruthy();
+    expect(await transcriptionJobLease.claim(job.id, LEASE_MS)).toBeTruthy();
     // While its lease runs, nobody else takes the job.
     expect(await runTranscriptionJob(job.id)).toBe("skipped");
     expect(await sweepTranscriptionJobs(new Date())).toMatchObject({ requeued: 0 });

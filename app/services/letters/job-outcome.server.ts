@@ -1,4 +1,4 @@
-import { finishLetterJob, lockRecordingForLetter, setLetterStatus } from "~/models/letter-job.server";
+import { letterJobLease, lockRecordingForLetter, setLetterStatus } from "~/models/letter-job.server";
 import { appendVersion, findLetterOfRecording, insertLetter } from "~/models/letter.server";
 import { getDb } from "../../models/db.server";
 import { toStructuredContent, type LetterSection } from "./letter-content";
@@ -35,7 +35,7 @@ export async function settle(
       const recording = await lockRecordingForLetter(trx, { ownerId: job.owner_id, recordingId: job.recording_id });
       if (!recording) return false;
       if (!outcome.ok) {
-        const finished = await finishLetterJob(trx, {
+        const finished = await letterJobLease.finish(trx, {
           id: job.id,
           attempt: job.attempts,
           status: outcome.final ? "failed" : "queued",
@@ -49,7 +49,7 @@ export async function settle(
         }
         return finished;
       }
-      const finished = await finishLetterJob(trx, { id: job.id, attempt: job.attempts, status: "completed" });
+      const finished = await letterJobLease.finish(trx, { id: job.id, attempt: job.attempts, status: "completed" });
       if (!finished) return false;
       const content = toStructuredContent(outcome.sections);
       const existing = await findLetterOfRecording(trx, { ownerId: job.owner_id, recordingId: job.recording_id });

@@ -1,13 +1,10 @@
 import {
-  claimLetterJob,
   deleteLetterJobOfRecording,
   findRecordingForLetter,
   isLetterJobQueued,
   listRecordingContext,
-  listWaitingLetterJobs,
+  letterJobLease,
   lockRecordingForLetter,
-  renewLetterLease,
-  requeueLapsedLetterJobs,
 } from "~/models/letter-job.server";
 import { listStyleExamples } from "~/models/letter.server";
 import { getRagAgreed } from "~/models/template.server";
@@ -42,12 +39,12 @@ export async function runLetterJob(jobId: string): Promise<"completed" | "failed
     await wake(jobId, { startAfterSeconds: 15 });
     return "waiting";
   }
-  const job = await claimLetterJob(jobId, LETTER_LEASE_MS);
+  const job = await letterJobLease.claim(jobId, LETTER_LEASE_MS);
   if (!job) return "skipped";
   const controller = new AbortController();
   running.set(job.recording_id, controller);
   const heartbeat = setInterval(() => {
-    renewLetterLease(job.id, job.attempts, LETTER_LEASE_MS).then(
+    letterJobLease.renew(job.id, job.attempts, LETTER_LEASE_MS).then(
       (held) => {
         if (!held) controller.abort(new Error("letter job was cancelled"));
       },
@@ -144,8 +141,8 @@ export async function stopLetterJob(args: { userId: string; recordingId: string 
 
 /** The sweep: runs whose worker died are queued again, and lost wake-ups re-sent. */
 export async function sweepLetterJobs(now = new Date()) {
-  const lapsed = await requeueLapsedLetterJobs(now);
-  const waiting = await listWaitingLetterJobs(new Date(now.getTime() - 2 * 60_000));
+  const lapsed = await letterJobLease.requeueLapsed(now);
+  const waiting = await letterJobLease.listWaiting(new Date(now.getTime() - 2 * 60_000));
   const ids = new Set([...lapsed, ...waiting.map((w) => w.id)]);
   for (const id of ids) await wake(id);
   return { requeued: lapsed.length, resent: ids.size };

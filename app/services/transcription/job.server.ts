@@ -5,17 +5,13 @@ import type { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { insertTranscript } from "~/models/transcript.server";
 import {
-  claimJob,
   deleteJobOfRecording,
   findJobById,
   findRecordingForJob,
-  finishJob,
-  listWaitingJobs,
   lockRecording,
   markEngineTimes,
-  renewLease,
-  requeueLapsedJobs,
   setTranscriptionState,
+  transcriptionJobLease,
 } from "~/models/transcription.server";
 import { getConfig } from "../config/config.server";
 import { getDb } from "../../models/db.server";
@@ -57,7 +53,7 @@ async function settle(
     .transaction()
     .execute(async (trx) => {
       if (!outcome.ok) {
-        const finished = await finishJob(trx, {
+        const finished = await transcriptionJobLease.finish(trx, {
           id: job.id,
           attempt: job.attempts,
           status: outcome.final ? "failed" : "queued",
@@ -83,7 +79,11 @@ async function settle(
       });
       // Another run got there first (exactly one transcript per recording): this one changes nothing.
       if (!inserted) return false;
-      const finished = await finishJob(trx, { id: job.id, attempt: job.attempts, status: "completed" });
+      const finished = await transcriptionJobLease.finish(trx, {
+        id: job.id,
+        attempt: job.attempts,
+        status: "completed",
+      });
       if (!finished) throw new Error("transcription run lost its lease before it finished");
       await setTranscriptionState(trx, {
         ownerId: job.owner_id,
@@ -110,12 +110,12 @@ export async function runTranscriptionJob(
     await wake(jobId, { startAfterSeconds: MODEL_WAIT_SECONDS });
     return "waiting";
   }
-  const job = await claimJob(jobId, LEASE_MS);
+  const job = await transcriptionJobLease.claim(jobId, LEASE_MS);
   if (!job) return "skipped";
   const controller = new AbortController();
   running.set(job.recording_id, controller);
   const heartbeat = setInterval(() => {
-    renewLease(job.id, job.attempts, LEASE_MS).then(
+    transcriptionJobLease.renew(job.id, job.attempts, LEASE_MS).then(
       (held) => {
         // Deleted, reset or taken over: stop the engine.
         if (!held) controller.abort(new Error("transcription job was cancelled"));
@@ -222,8 +222,8 @@ export function cancelTranscription(recordingId: string) {
 
 /** The sweep: runs whose worker died are queued again, and queued jobs whose wake-up got lost are re-sent. */
 export async function sweepTranscriptionJobs(now = new Date()) {
-  const lapsed = await requeueLapsedJobs(now);
-  const waiting = await listWaitingJobs(new Date(now.getTime() - 2 * 60_000));
+  const lapsed = await transcriptionJobLease.requeueLapsed(now);
+  const waiting = await transcriptionJobLease.listWaiting(new Date(now.getTime() - 2 * 60_000));
   const ids = new Set([...lapsed, ...waiting.map((w) => w.id)]);
   for (const id of ids) await wake(id);
   return { requeued: lapsed.length, resent: ids.size };
