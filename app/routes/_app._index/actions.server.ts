@@ -1,3 +1,4 @@
+import { parseWithZod } from "@conform-to/zod";
 import { readConsentForm } from "~/models/consent-rules";
 import {
   unstable_composeUploadHandlers,
@@ -25,10 +26,11 @@ import { fetchPatientContext, MAX_PDFS_PER_REQUEST } from "~/services/letters/co
 import { scanUploadedFiles } from "~/services/antivirus/antivirus.server";
 import { extractPdfContext, PDF_LIMITS } from "~/services/pdf/text.server";
 import type { SessionUser } from "~/services/web/session.server";
-import { setToast } from "~/services/web/toast.server";
+import { redirectWithToast, setToast } from "~/services/web/toast.server";
 import { isServiceUnavailable } from "~/services/web/unavailable.server";
 import { autoStartTranscription, requestTranscription } from "~/services/transcription/transcription.server";
 import { meterCall } from "~/services/admin/usage.server";
+import { INTENT, uploadSchema } from "./schema";
 
 // The Audio page's form intents (STYLE.md §7). Failures come back as the
 // banner's message, translated; nothing already saved is touched.
@@ -48,8 +50,8 @@ function succeeded(user: SessionUser, action: string, entityId: string, request:
   return audit({ userId: user.id, action, entityType: "recording", entityId, outcome: "success", request });
 }
 
-async function done(key: Parameters<typeof setToast>[0]["key"], to = "/") {
-  return redirect(to, { headers: { "Set-Cookie": await setToast({ type: "success", key }) } });
+function done(key: Parameters<typeof setToast>[0]["key"], to = "/") {
+  return redirectWithToast(to, { type: "success", key });
 }
 
 /** The upload without JavaScript: the file part is streamed to disk, never into memory. */
@@ -80,19 +82,30 @@ export async function uploadIntent(user: SessionUser, request: Request) {
     // Context first: a PDF or patient-record failure stops before anything is saved.
     if (pdfs.length > MAX_PDFS_PER_REQUEST)
       throw new DomainError("invalid", "recordings:errors.tooManyPdfs", [], { max: String(MAX_PDFS_PER_REQUEST) });
-    const extraContext = await gatherContext(user, pdfs, form.get("patientId"));
-    const mode = String(form.get("mode") ?? "");
+    const submission = parseWithZod(form, { schema: uploadSchema });
+    if (submission.status !== "success") {
+      await audit({
+        userId: user.id,
+        action: "recording.upload",
+        entityType: "recording",
+        outcome: "failure",
+        request,
+      });
+      return json({ result: submission.reply() }, { status: 400 });
+    }
+    const fields = submission.value;
+    const extraContext = await gatherContext(user, pdfs, fields.patientId);
     const { id, key } = await createRecordingFromUpload({
       userId: user.id,
       upload: received,
-      language: templateLanguageFrom(String(form.get("language") ?? "")) ?? "de-DE",
-      templateId: String(form.get("templateId") ?? "") || null,
-      mode: (transcriptionModes as readonly string[]).includes(mode)
-        ? (mode as TranscriptionMode)
+      language: templateLanguageFrom(fields.language) ?? "de-DE",
+      templateId: fields.templateId ?? null,
+      mode: (transcriptionModes as readonly string[]).includes(fields.mode)
+        ? (fields.mode as TranscriptionMode)
         : "transcript_and_letter",
-      additionalContext: String(form.get("additionalContext") ?? ""),
+      additionalContext: fields.additionalContext,
       extraContext,
-      consent: readConsentForm(form),
+      consent: readConsentForm(new Map(Object.entries(fields))),
     });
     await succeeded(user, "recording.upload", id, request);
     return afterUpload(user, key, request);
@@ -117,21 +130,16 @@ export async function afterUpload(user: SessionUser, key: string, request: Reque
   } catch (error) {
     const t = await getFixedTFor(await getLanguage(request), ["common", "recordings", "transcriptions"]);
     const reason = error instanceof DomainError ? t(error.message, error.values) : t("transcriptions:errors.failed");
-    return redirect("/", {
-      headers: {
-        "Set-Cookie": await setToast({
-          type: "error",
-          key: "recordings:audio.autoTranscriptionFailed",
-          values: { reason },
-        }),
-      },
+    return redirectWithToast("/", {
+      type: "error",
+      key: "recordings:audio.autoTranscriptionFailed",
+      values: { reason },
     });
   }
 }
 
 /** The list's "transcribe" action; a second click while it runs starts nothing (SPEC §4). */
-export async function transcribeIntent(user: SessionUser, form: FormData, request: Request) {
-  const key = String(form.get("key") ?? "");
+export async function transcribeIntent(user: SessionUser, key: string, request: Request) {
   try {
     await requestTranscription({ userId: user.id, key });
     await succeeded(user, "transcription.request", key, request);
@@ -152,7 +160,11 @@ async function readCapped(data: AsyncIterable<Uint8Array>, max: number) {
   return size > max ? new Uint8Array() : new Uint8Array(Buffer.concat(chunks));
 }
 
-async function gatherContext(user: SessionUser, pdfs: Array<{ name: string; data: Uint8Array }>, patientId: unknown) {
+async function gatherContext(
+  user: SessionUser,
+  pdfs: Array<{ name: string; data: Uint8Array }>,
+  patientId: string | undefined,
+) {
   const extra: Array<{ kind: "pdf" | "patient_record"; text: string; sourceName?: string }> = [];
   const chosen = pdfs.filter((pdf) => pdf.name && pdf.data.length > 0);
   if (chosen.length > 0) {
@@ -162,7 +174,7 @@ async function gatherContext(user: SessionUser, pdfs: Array<{ name: string; data
     if (result.extracted_text)
       extra.push({ kind: "pdf", text: result.extracted_text, sourceName: chosen.map((p) => p.name).join(", ") });
   }
-  if (typeof patientId === "string" && patientId.trim()) {
+  if (patientId?.trim()) {
     meterCall(user.id, "extract-mfiles-pdf-context");
     const result = await fetchPatientContext({ userId: user.id, patientId });
     if (result.extracted_text) extra.push({ kind: "patient_record", text: result.extracted_text });
@@ -170,12 +182,16 @@ async function gatherContext(user: SessionUser, pdfs: Array<{ name: string; data
   return extra;
 }
 
-export async function renameIntent(user: SessionUser, form: FormData, request: Request, current: string | null) {
-  const key = String(form.get("key") ?? "");
+export async function renameIntent(
+  user: SessionUser,
+  { key, displayName }: { key: string; displayName: string },
+  request: Request,
+  current: string | null,
+) {
   // SPEC §5 Reading C: an unchanged name just closes the editor.
-  if (current !== null && String(form.get("displayName") ?? "").trim() === current) return redirect("/");
+  if (current !== null && displayName.trim() === current) return redirect("/");
   try {
-    await renameFile({ userId: user.id, key, displayName: form.get("displayName") });
+    await renameFile({ userId: user.id, key, displayName });
   } catch (error) {
     return failure(request, error, { dialog: "edit" });
   }
@@ -183,16 +199,19 @@ export async function renameIntent(user: SessionUser, form: FormData, request: R
   return done("recordings:audio.renamed", `/?edit=${encodeURIComponent(key)}`);
 }
 
-export async function tagIntent(user: SessionUser, form: FormData, request: Request, current: string[]) {
-  const key = String(form.get("key") ?? "");
+export async function tagIntent(
+  user: SessionUser,
+  { intent, key, tag }: { intent: typeof INTENT.addTag | typeof INTENT.removeTag; key: string; tag: string },
+  request: Request,
+  current: string[],
+) {
   let tags = current;
-  if (form.get("intent") === "add-tag") {
-    const tag = checkNewTag(form.get("tag"), current);
-    if (!tag.ok) return failure(request, new DomainError("invalid", tag.message), { dialog: "edit" });
-    tags = [...current, tag.value];
+  if (intent === INTENT.addTag) {
+    const added = checkNewTag(tag, current);
+    if (!added.ok) return failure(request, new DomainError("invalid", added.message), { dialog: "edit" });
+    tags = [...current, added.value];
   } else {
-    const remove = String(form.get("tag") ?? "");
-    tags = current.filter((t) => t !== remove);
+    tags = current.filter((t) => t !== tag);
   }
   try {
     await updateFileTags({ userId: user.id, key, tags });
@@ -207,8 +226,7 @@ export async function tagIntent(user: SessionUser, form: FormData, request: Requ
  * Deletes the recording with its transcript and letter. `withdraw`: the patient withdrew the consent to the
  * recording (issue 22) — the same deletion, and the audit log says why (no content).
  */
-export async function deleteIntent(user: SessionUser, form: FormData, request: Request, withdraw = false) {
-  const key = String(form.get("key") ?? "");
+export async function deleteIntent(user: SessionUser, key: string, request: Request, withdraw = false) {
   try {
     await deleteAll({ userId: user.id, key });
   } catch (error) {
@@ -219,8 +237,7 @@ export async function deleteIntent(user: SessionUser, form: FormData, request: R
   return done(withdraw ? "recordings:consent.withdrawn" : "recordings:audio.deleted");
 }
 
-export async function resetIntent(user: SessionUser, form: FormData, request: Request) {
-  const key = String(form.get("key") ?? "");
+export async function resetIntent(user: SessionUser, key: string, request: Request) {
   try {
     await forceCleanup({ userId: user.id, key });
   } catch (error) {

@@ -4,6 +4,7 @@ import { danger } from "~/components/ui/buttons";
 import { AudioPlayer } from "~/components/islands/audio-player";
 import { Modal } from "~/components/ui/modal";
 import { MAX_TAGS, TAG_MAX } from "~/models/recording-rules";
+import { INTENT } from "./schema";
 import { button, quiet, type RecordingView } from "./shared";
 
 /** `back`: the list page the dialog was opened over (its close link returns there). */
@@ -50,7 +51,7 @@ export function EditDialog({
         </p>
       ) : null}
       <Form method="post" className="flex items-end gap-2">
-        <input type="hidden" name="intent" value="rename" />
+        <input type="hidden" name="intent" value={INTENT.rename} />
         <input type="hidden" name="key" value={recording.key} />
         <label className="block flex-1 text-sm font-medium text-slate-700">
           {t("audio.displayName")}
@@ -74,7 +75,7 @@ export function EditDialog({
               method="post"
               className="flex items-center gap-1 rounded-full bg-brand-50 py-0.5 pr-1 pl-3 text-sm text-brand-700"
             >
-              <input type="hidden" name="intent" value="remove-tag" />
+              <input type="hidden" name="intent" value={INTENT.removeTag} />
               <input type="hidden" name="key" value={recording.key} />
               <input type="hidden" name="tag" value={tag} />
               {tag}
@@ -92,7 +93,7 @@ export function EditDialog({
       </ul>
       {recording.tags.length < MAX_TAGS ? (
         <Form method="post" className="mt-3 flex items-end gap-2">
-          <input type="hidden" name="intent" value="add-tag" />
+          <input type="hidden" name="intent" value={INTENT.addTag} />
           <input type="hidden" name="key" value={recording.key} />
           <label className="block flex-1 text-sm font-medium text-slate-700">
             {t("audio.addTag")}
@@ -136,7 +137,7 @@ export function WithdrawConsentDialog({ recording, back }: { recording: Recordin
           {t("audio.cancel")}
         </Link>
         <Form method="post">
-          <input type="hidden" name="intent" value="withdraw-consent" />
+          <input type="hidden" name="intent" value={INTENT.withdrawConsent} />
           <input type="hidden" name="key" value={recording.key} />
           <button type="submit" className={danger} data-action="confirm-withdraw">
             {t("consent.withdrawConfirm")}
@@ -159,7 +160,7 @@ export function DeleteDialog({ recording, back }: { recording: RecordingView; ba
         </Link>
         {recording.canReset ? (
           <Form method="post">
-            <input type="hidden" name="intent" value="reset" />
+            <input type="hidden" name="intent" value={INTENT.reset} />
             <input type="hidden" name="key" value={recording.key} />
             <button type="submit" className={quiet}>
               {t("audio.reset")}
@@ -167,7 +168,7 @@ export function DeleteDialog({ recording, back }: { recording: RecordingView; ba
           </Form>
         ) : null}
         <Form method="post">
-          <input type="hidden" name="intent" value="delete" />
+          <input type="hidden" name="intent" value={INTENT.delete} />
           <input type="hidden" name="key" value={recording.key} />
           <button type="submit" className={danger} data-action="confirm-delete">
             {t("audio.delete")}

@@ -3,6 +3,7 @@ import { useTranslation } from "react-i18next";
 import { formatDateTime, type Language } from "~/i18n";
 import { PaginationNav } from "~/components/ui/pagination-nav";
 import { withPage, type Pagination } from "~/services/web/pagination";
+import { INTENT } from "./schema";
 import { quiet, type RecordingView } from "./shared";
 
 type TFunction = ReturnType<typeof useTranslation>["t"];
@@ -55,7 +56,7 @@ function Actions({
   return (
     <div className="flex flex-wrap gap-2">
       <form method="post" action={action}>
-        <input type="hidden" name="intent" value="transcribe" />
+        <input type="hidden" name="intent" value={INTENT.transcribe} />
         <input type="hidden" name="key" value={recording.key} />
         <button
           type="submit"

@@ -1,4 +1,5 @@
-import { redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
+import { parseWithZod } from "@conform-to/zod";
+import { json, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { useActionData, useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { Dismissible } from "~/components/shell/dismissible";
@@ -19,7 +20,7 @@ import { modelNotice, waitingLabels } from "~/services/model-store/model-notice.
 import { getPlaybackUrl } from "~/services/recordings/playback.server";
 import { audioDeletionDate } from "~/services/recordings/removal.server";
 import { requireUser } from "~/services/web/session.server";
-import { setToast } from "~/services/web/toast.server";
+import { redirectWithToast } from "~/services/web/toast.server";
 import { listUserTemplates } from "~/services/templates/templates.server";
 import { meterCall, type SpecEndpoint } from "~/services/admin/usage.server";
 import {
@@ -35,6 +36,8 @@ import { DeleteDialog, EditDialog, PlayerDialog, WithdrawConsentDialog } from ".
 import { RecordingList } from "./recording-list";
 import type { LiveResume } from "./record-panel";
 import { UploadPanel } from "./upload-panel";
+import { audioActionSchema, INTENT, type AudioIntent } from "./schema";
+import { isUnknownIntent } from "~/components/forms/fields";
 
 // SPEC §2 "Audio section": the upload panel and the recordings list. Dialogs
 // (play, rename and tags, delete) are query parameters rendered by the server,
@@ -162,14 +165,14 @@ export async function loader({ request }: LoaderFunctionArgs) {
 }
 
 /** The SPEC §7 call each intent does: one usage row per form post, as the JSON door counts its calls. */
-const intentCalls = new Map<string, SpecEndpoint>([
-  ["rename", "rename-file"],
-  ["add-tag", "update-file-tags"],
-  ["remove-tag", "update-file-tags"],
-  ["transcribe", "transcribe_v2"],
-  ["delete", "delete-all"],
-  ["withdraw-consent", "delete-all"],
-  ["reset", "force-cleanup"],
+const intentCalls = new Map<AudioIntent, SpecEndpoint>([
+  [INTENT.rename, "rename-file"],
+  [INTENT.addTag, "update-file-tags"],
+  [INTENT.removeTag, "update-file-tags"],
+  [INTENT.transcribe, "transcribe_v2"],
+  [INTENT.delete, "delete-all"],
+  [INTENT.withdrawConsent, "delete-all"],
+  [INTENT.reset, "force-cleanup"],
 ]);
 
 export async function action({ request }: ActionFunctionArgs) {
@@ -179,39 +182,38 @@ export async function action({ request }: ActionFunctionArgs) {
       meterCall(user.id, "get-upload-url");
       return await uploadIntent(user, request);
     }
-    const form = await request.formData();
-    meterCall(user.id, intentCalls.get(String(form.get("intent"))) ?? null);
-    switch (form.get("intent")) {
-      case "rename":
-      case "add-tag":
-      case "remove-tag": {
-        const recording = await findRecordingByKey({ ownerId: user.id, key: String(form.get("key") ?? "") });
+    const submission = parseWithZod(await request.formData(), { schema: audioActionSchema });
+    if (isUnknownIntent(submission)) throw new Response("Unknown intent", { status: 400 });
+    if (submission.status !== "success") return json({ result: submission.reply() }, { status: 400 });
+    const form = submission.value;
+    meterCall(user.id, intentCalls.get(form.intent) ?? null);
+    switch (form.intent) {
+      case INTENT.rename:
+      case INTENT.addTag:
+      case INTENT.removeTag: {
+        const recording = await findRecordingByKey({ ownerId: user.id, key: form.key });
         if (!recording) throw new DomainError("not_found", "recordings:errors.recordingNotFound");
-        if (form.get("intent") === "rename") return await renameIntent(user, form, request, recording.display_name);
+        if (form.intent === INTENT.rename) return await renameIntent(user, form, request, recording.display_name);
         return await tagIntent(user, form, request, recording.tags);
       }
-      case "uploaded": {
+      case INTENT.uploaded: {
         // The browser upload (progress, retries) finished through the API: say so once, and start
         // transcription when configured — for a recording this user owns and that passed its checks.
-        const recording = await findRecordingByKey({ ownerId: user.id, key: String(form.get("key") ?? "") });
+        const recording = await findRecordingByKey({ ownerId: user.id, key: form.key });
         // Not this user's recording (issue 9): a 404 like every other intent, not a success message.
         if (!recording) throw new DomainError("not_found", "recordings:errors.recordingNotFound");
         if (recording.upload_status !== "ready")
-          return redirect("/", {
-            headers: { "Set-Cookie": await setToast({ type: "success", key: "recordings:audio.uploaded" }) },
-          });
+          return redirectWithToast("/", { type: "success", key: "recordings:audio.uploaded" });
         return await afterUpload(user, recording.storage_key, request);
       }
-      case "transcribe":
-        return await transcribeIntent(user, form, request);
-      case "delete":
-        return await deleteIntent(user, form, request);
-      case "withdraw-consent":
-        return await deleteIntent(user, form, request, true);
-      case "reset":
-        return await resetIntent(user, form, request);
-      default:
-        throw new Response("Unknown intent", { status: 400 });
+      case INTENT.transcribe:
+        return await transcribeIntent(user, form.key, request);
+      case INTENT.delete:
+        return await deleteIntent(user, form.key, request);
+      case INTENT.withdrawConsent:
+        return await deleteIntent(user, form.key, request, true);
+      case INTENT.reset:
+        return await resetIntent(user, form.key, request);
     }
   } catch (error) {
     if (error instanceof DomainError && error.kind === "not_found") throw new Response("Not found", { status: 404 });

@@ -1,0 +1,42 @@
+import type { Submission } from "@conform-to/react";
+import { z } from "zod";
+
+// Building blocks of the page forms' zod schemas (issue 23), shared by the components and the actions.
+// They keep the reading the forms have always had (FormData.get): a field sent twice counts by its first value,
+// so a forged second `key` or `intent` is never the one acted on; a missing or empty text is "". Conform
+// hands a repeated name over as an array and an empty one as undefined, hence the preprocessing.
+
+function firstValue(value: unknown) {
+  return Array.isArray(value) ? (value as unknown[])[0] : value;
+}
+
+/** A text field: its first value, "" when missing or empty. */
+export function textField() {
+  return z.preprocess(firstValue, z.string().default(""));
+}
+
+/** A text field that may be missing: its first value, or undefined when missing or empty. */
+export function optionalTextField() {
+  return z.preprocess(firstValue, z.string().optional());
+}
+
+type IntentOption = z.ZodDiscriminatedUnionOption<"intent">;
+
+/**
+ * Several forms on one page (STYLE.md §7): one object schema per named intent, told apart by the `intent` button.
+ * An intent the page does not know fails on `intent` (see isUnknownIntent), which the action answers with a 400.
+ */
+export function intentForms<T extends [IntentOption, ...IntentOption[]]>(options: T) {
+  return z.preprocess(
+    (value) =>
+      value && typeof value === "object" && "intent" in value
+        ? { ...value, intent: firstValue((value as { intent: unknown }).intent) }
+        : value,
+    z.discriminatedUnion("intent", options),
+  );
+}
+
+/** The submission failed on its `intent`: a button the page does not have. */
+export function isUnknownIntent(submission: Submission<unknown>) {
+  return submission.status !== "success" && Boolean(submission.error?.intent);
+}
