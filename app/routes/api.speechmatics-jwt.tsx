@@ -3,6 +3,7 @@ import { audit } from "~/services/audit/audit.server";
 import { getConfig } from "~/services/config/config.server";
 import { LiveEngineError } from "~/services/live/engine-types";
 import { createRealtimeToken } from "~/services/live/speechmatics-token.server";
+import { statusFor } from "~/services/web/domain-error.server";
 import { hitRateLimit } from "~/services/web/rate-limit.server";
 
 // SPEC §7 POST /api/{speech_provider}-jwt → { jwt }: a temporary Speechmatics realtime key (≤ 60 s) for the
@@ -20,7 +21,8 @@ export const action = apiPost(
     });
     if (!limit.allowed) throw new ApiError(429, "Too many requests");
     const speechmatics = getConfig().speech.speechmatics;
-    if (!speechmatics.apiKey) throw new ApiError(503, "Live speech recognition is not configured");
+    if (!speechmatics.apiKey)
+      throw new ApiError(statusFor("service_down"), "Live speech recognition is not configured");
     try {
       const token = await createRealtimeToken({
         apiKey: speechmatics.apiKey,
@@ -31,7 +33,7 @@ export const action = apiPost(
     } catch (error) {
       await audit({ userId: user.id, action: "speech.token", outcome: "failure", request });
       if (error instanceof LiveEngineError)
-        throw new ApiError(502, "Failed to authenticate with transcription service");
+        throw new ApiError(statusFor("unavailable"), "Failed to authenticate with transcription service");
       throw error;
     }
   },

@@ -2,6 +2,7 @@ import { LIVE_SAMPLE_RATE, type ServerMessage } from "~/live/protocol";
 import { deleteLiveContent, liveMessagesAfter, readLiveAudio, updateLiveSession } from "~/models/live-session.server";
 import { ApiError, apiJson, apiRoute, readJsonBody, requireApiUser } from "../web/api.server";
 import { audit } from "../audit/audit.server";
+import { statusFor } from "../web/domain-error.server";
 import { wake } from "./bus.server";
 import { liveError } from "./transport-http.server";
 import { saveRealtimeTranscript } from "./save.server";
@@ -39,7 +40,7 @@ export function saveSessionRoute(request: Request, id: string) {
       // A recording nobody stopped (a reload, a closed tab): its last words are recognised first.
       const session = await settleRun(user.id, id);
       if (session.status === "saved")
-        throw new LiveProtocolError("protocol_error", "The session is already saved", 409);
+        throw new LiveProtocolError("protocol_error", "The session is already saved", statusFor("conflict"));
       const finals = (await liveMessagesAfter(session.id, 0, ["final"])).map((row) => row.message as ServerMessage);
       const seconds = Number(session.samples) / LIVE_SAMPLE_RATE;
       const name = text(body.display_name)?.trim() || `live-${session.created_at.toISOString().slice(0, 19)}`;

@@ -28,6 +28,7 @@ import { confirmConsent } from "../recordings/consent.server";
 import { getVocabulary } from "../speech/vocabulary.server";
 import { MAX_DURATION_SECONDS } from "../recordings/recordings.server";
 import { hitRateLimit } from "../web/rate-limit.server";
+import { statusFor } from "../web/domain-error.server";
 import { subscribe, wake } from "./bus.server";
 import { LiveEngineError } from "./engine-types";
 import { startRecognition } from "./engines/speechmatics-rt-messages.server";
@@ -44,7 +45,7 @@ export class LiveProtocolError extends Error {
   constructor(
     readonly type: string,
     message: string,
-    readonly status = 400,
+    readonly status: number = statusFor("invalid"),
     readonly extra: Record<string, unknown> = {},
   ) {
     super(message);
@@ -84,7 +85,8 @@ export async function createLiveSession(args: { userId: string; kind: unknown; l
     windowSeconds: 3600,
     userId: args.userId,
   });
-  if (!limit.allowed) throw new LiveProtocolError("quota_exceeded", "Too many live sessions", 429);
+  if (!limit.allowed)
+    throw new LiveProtocolError("quota_exceeded", "Too many live sessions", statusFor("rate_limited"));
   const { speech } = getConfig();
   const settings = { max_delay: LIVE_SETTINGS[kind].maxDelay, partials: LIVE_SETTINGS[kind].partials };
   if (speech.live.mode === "direct") {
@@ -107,7 +109,7 @@ export async function createLiveSession(args: { userId: string; kind: unknown; l
 export async function requireLiveSession(userId: string, id: string) {
   const session = await findLiveSession({ ownerId: userId, id });
   if (!session || session.status === "discarded")
-    throw new LiveProtocolError("not_found", "Live session not found", 404);
+    throw new LiveProtocolError("not_found", "Live session not found", statusFor("not_found"));
   return session;
 }
 
@@ -121,7 +123,8 @@ function checkStart(session: LiveSessionRow, start: unknown): StartRecognition {
   const language = message.transcription_config?.language;
   if (language !== undefined && language !== session.language)
     throw new LiveProtocolError("invalid_language", "The language differs from the session's");
-  if (session.status === "saved") throw new LiveProtocolError("protocol_error", "The session is already saved", 409);
+  if (session.status === "saved")
+    throw new LiveProtocolError("protocol_error", "The session is already saved", statusFor("conflict"));
   return message as StartRecognition;
 }
 
@@ -136,7 +139,8 @@ export async function startLive(args: { userId: string; id: string; start: unkno
   try {
     await ensureRun(found);
   } catch (error) {
-    if (error instanceof LiveEngineError) throw new LiveProtocolError(error.type, error.message, 503);
+    if (error instanceof LiveEngineError)
+      throw new LiveProtocolError(error.type, error.message, statusFor("service_down"));
     throw error;
   }
   // The row as the run left it: the buffers held so far are where the client resumes.
@@ -158,7 +162,7 @@ export function splitBuffers(body: Buffer) {
 export async function acceptAudio(args: { session: LiveSessionRow; firstSeq: number; buffers: Buffer[] }) {
   const { session } = args;
   if (session.status !== "running" && session.status !== "ending")
-    throw new LiveProtocolError("protocol_error", "Audio before StartRecognition", 409);
+    throw new LiveProtocolError("protocol_error", "Audio before StartRecognition", statusFor("conflict"));
   if (!Number.isInteger(args.firstSeq) || args.firstSeq < 1)
     throw new LiveProtocolError("protocol_error", "seq must be a positive integer");
   // The same cap as an upload (4 hours): a stream nobody stops must not fill the database.
@@ -166,7 +170,9 @@ export async function acceptAudio(args: { session: LiveSessionRow; firstSeq: num
     throw new LiveProtocolError("duration_limit_exceeded", "The recording has reached its maximum length", 413);
   const result = await appendLiveAudio(session.id, args.firstSeq, args.buffers);
   if ("gapAfter" in result)
-    throw new LiveProtocolError("protocol_error", "Audio out of order", 409, { last_seq_no: result.gapAfter });
+    throw new LiveProtocolError("protocol_error", "Audio out of order", statusFor("conflict"), {
+      last_seq_no: result.gapAfter,
+    });
   for (const buffer of result.stored) await wake("audio", session.id, buffer);
   // No run here: the one elsewhere may be dead (ADR 0013 "Takeover").
   void takeOverIfLapsed(session);
@@ -229,7 +235,8 @@ export async function messagesAfter(sessionId: string, after: number) {
 
 export async function discardLive(args: { userId: string; id: string }) {
   const session = await requireLiveSession(args.userId, args.id);
-  if (session.status === "saved") throw new LiveProtocolError("protocol_error", "The session is already saved", 409);
+  if (session.status === "saved")
+    throw new LiveProtocolError("protocol_error", "The session is already saved", statusFor("conflict"));
   await updateLiveSession(session.id, { status: "discarded" });
   await closeRun(session.id);
   await wake("control", session.id);

@@ -41,7 +41,7 @@ export function apiErrorResponse(status: number, detail: string, headers?: Heade
 /** The database or object storage is down: the call changed nothing and can be repeated. */
 export class ServiceUnavailableError extends ApiError {
   constructor() {
-    super(503, "Service temporarily unavailable. Please try again.");
+    super(statusFor("service_down"), "Service temporarily unavailable. Please try again.");
   }
 }
 
@@ -95,7 +95,7 @@ async function identifyApiUser(request: Request): Promise<SessionUser & { via: "
   } catch (thrown) {
     if (thrown instanceof Response && thrown.status === 403) throw new ApiError(403, "Forbidden");
     // The database is down: the session may be perfectly valid, so never a 401 that sends the client to sign in.
-    if (thrown instanceof Response && thrown.status === 503) throw new ServiceUnavailableError();
+    if (thrown instanceof Response && thrown.status === statusFor("service_down")) throw new ServiceUnavailableError();
     throw new ApiError(401, "Unauthorized");
   }
 }
@@ -230,7 +230,7 @@ async function answer<A extends { request: Request }>(handler: (args: A) => Prom
   } catch (thrown) {
     const error = isServiceUnavailable(thrown) ? unavailable(thrown) : thrown;
     if (error instanceof ServiceUnavailableError) {
-      return apiErrorResponse(503, error.detail, { "Retry-After": String(RETRY_AFTER_SECONDS) });
+      return apiErrorResponse(error.status, error.detail, { "Retry-After": String(RETRY_AFTER_SECONDS) });
     }
     if (error instanceof ApiError) return apiErrorResponse(error.status, error.detail, error.headers);
     if (error instanceof DomainError) {

@@ -1,3 +1,5 @@
+import { statusFor } from "./domain-error.server";
+
 // A service the app stands on is down or unreachable — the database, object storage. That is neither the user's
 // fault nor a bug in the request: it answers 503 "temporarily unavailable" (the error page, the JSON API's
 // {"detail"}), changes nothing, and the same request works again once the service is back.
@@ -49,7 +51,7 @@ export const RETRY_AFTER_SECONDS = 30;
 /** The thrown response of a page or form whose database went away: the error page says so, translated. */
 export function serviceUnavailableResponse() {
   return new Response("Service temporarily unavailable", {
-    status: 503,
+    status: statusFor("service_down"),
     headers: { "Retry-After": String(RETRY_AFTER_SECONDS), "Cache-Control": "no-store" },
   });
 }
