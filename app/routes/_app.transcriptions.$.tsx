@@ -1,4 +1,5 @@
-import { redirect, type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-run/node";
+import { parseWithZod } from "@conform-to/zod";
+import { json, type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-run/node";
 import { Form, Link, useLoaderData, useLocation } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { button, quiet } from "~/components/ui/buttons";
@@ -14,7 +15,8 @@ import { getLanguage } from "~/services/web/i18n.server";
 import { requireUser } from "~/services/web/session.server";
 import { meterCall } from "~/services/admin/usage.server";
 import type { TranscriptWord } from "~/services/speech/transcript-format";
-import { setToast } from "~/services/web/toast.server";
+import { redirectWithToast } from "~/services/web/toast.server";
+import { isUnknownIntent } from "~/components/forms/fields";
 import { deleteTranscript, getTranscript } from "~/services/transcription/transcripts.server";
 import { LetterStatusLabel } from "./_app.arztbriefe.$/letter-status";
 import {
@@ -24,6 +26,7 @@ import {
   letterStatusOf,
 } from "./_app.arztbriefe.$/letter-state.server";
 import { editorUrl } from "./_app.arztbriefe.$/paths";
+import { INTENT, transcriptViewerActionSchema } from "./_app.transcriptions/schema";
 
 // SPEC §2 transcript viewer: a server-rendered modal over the list. Speaker cards, text per speaker in
 // six colours, confidence highlights with a legend (on by default; `?highlight=off`, remembered by
@@ -86,15 +89,16 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
 
 export async function action({ request, params }: ActionFunctionArgs) {
   const user = await requireUser(request);
-  const form = await request.formData();
+  const submission = parseWithZod(await request.formData(), { schema: transcriptViewerActionSchema });
+  if (isUnknownIntent(submission)) throw new Response("Unknown intent", { status: 400 });
+  if (submission.status !== "success") return json({ result: submission.reply() }, { status: 400 });
   const key = `transcripts/${params["*"] ?? ""}`;
-  if (form.get("intent") === "createLetter") {
+  if (submission.value.intent === INTENT.createLetter) {
     // The recording is the one behind this transcript, never a key from the form.
     const row = await findTranscriptByKey({ ownerId: user.id, key });
     if (!row) notFound();
     return createLetterIntent({ user, sourceKey: row.source_key, request, redirectTo: new URL(request.url).pathname });
   }
-  if (form.get("intent") !== "delete") throw new Response("Unknown intent", { status: 400 });
   meterCall(user.id, "delete-transcript");
   await deleteTranscript({ userId: user.id, transcriptKey: key }).catch(hideTranscript);
   await audit({
@@ -105,9 +109,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
     outcome: "success",
     request,
   });
-  return redirect("/transcriptions", {
-    headers: { "Set-Cookie": await setToast({ type: "success", key: "transcriptions:toast.deleted" }) },
-  });
+  return redirectWithToast("/transcriptions", { type: "success", key: "transcriptions:toast.deleted" });
 }
 
 function clock(seconds: number) {
@@ -156,7 +158,7 @@ export default function TranscriptViewer() {
             <p className="mt-1 text-sm text-red-900">{t("viewer.deleteBody")}</p>
             <div className="mt-3 flex gap-2">
               <Form method="post">
-                <input type="hidden" name="intent" value="delete" />
+                <input type="hidden" name="intent" value={INTENT.delete} />
                 <button type="submit" className="rounded-md bg-red-700 px-4 py-2 text-sm font-medium text-white">
                   {t("viewer.deleteConfirm")}
                 </button>
@@ -203,7 +205,7 @@ export default function TranscriptViewer() {
             </Link>
           ) : (
             <Form method="post" action={pathname}>
-              <input type="hidden" name="intent" value="createLetter" />
+              <input type="hidden" name="intent" value={INTENT.createLetter} />
               <button
                 type="submit"
                 className={`${quiet} disabled:cursor-not-allowed disabled:opacity-50`}

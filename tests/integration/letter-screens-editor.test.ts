@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { action as editorAction, loader as editorLoader } from "~/routes/_app.arztbriefe.$/route";
 import { loader as redoLoader } from "~/routes/_app.arztbriefe.redo.$";
-import { action as listAction, loader as listLoader } from "~/routes/_app.arztbriefe";
+import { action as listAction, loader as listLoader } from "~/routes/_app.arztbriefe/route";
 import { getDb } from "~/models/db.server";
 import { page, post, seedLetter, SOAP, titlesAndTexts, versionsOf } from "../support/letter-screens";
 import { callRoute, request, setupTestApp, signedInUser } from "../setup/app";

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { action as editorAction } from "~/routes/_app.arztbriefe.$/route";
 import { action as redoAction } from "~/routes/_app.arztbriefe.redo.$";
-import { action as listAction } from "~/routes/_app.arztbriefe";
+import { action as listAction } from "~/routes/_app.arztbriefe/route";
 import { action as viewerAction } from "~/routes/_app.transcriptions.$";
-import { action as transcriptionsAction } from "~/routes/_app.transcriptions";
+import { action as transcriptionsAction } from "~/routes/_app.transcriptions/route";
 import { getDb } from "~/models/db.server";
 import { letterJobOf, letterStatusOf, seedTranscribedRecording } from "../support/letter-fixtures";
 import { LINES, page, post, seedLetter, SOAP, titlesAndTexts, versionsOf } from "../support/letter-screens";

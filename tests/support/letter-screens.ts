@@ -6,12 +6,12 @@ import { insertLetter } from "~/models/letter.server";
 import type { LetterStatus, StoredLetterContent } from "~/models/schema";
 import EditorPage, { action as editorAction, loader as editorLoader } from "~/routes/_app.arztbriefe.$/route";
 import RedoPage, { action as redoAction, loader as redoLoader } from "~/routes/_app.arztbriefe.redo.$";
-import ListPage, { action as listAction, loader as listLoader } from "~/routes/_app.arztbriefe";
+import ListPage, { action as listAction, loader as listLoader } from "~/routes/_app.arztbriefe/route";
 import ViewerPage, { action as viewerAction, loader as viewerLoader } from "~/routes/_app.transcriptions.$";
 import TranscriptionsPage, {
   action as transcriptionsAction,
   loader as transcriptionsLoader,
-} from "~/routes/_app.transcriptions";
+} from "~/routes/_app.transcriptions/route";
 import { getDb } from "~/models/db.server";
 import { createI18n, languageCookie } from "~/services/web/i18n.server";
 import { makeStorageKey } from "~/services/storage/storage.server";

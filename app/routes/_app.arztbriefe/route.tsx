@@ -1,4 +1,5 @@
-import { json, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
+import { parseWithZod } from "@conform-to/zod";
+import { json, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Form, Link, Outlet, useActionData, useLoaderData, useOutlet } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { Dismissible } from "~/components/shell/dismissible";
@@ -15,11 +16,13 @@ import { getFixedTFor, getLanguage } from "~/services/web/i18n.server";
 import { deleteLetter } from "~/services/letters/editing.server";
 import { requireUser } from "~/services/web/session.server";
 import { meterCall } from "~/services/admin/usage.server";
-import { setToast } from "~/services/web/toast.server";
-import { LetterStatusLabel, type LetterStatusView } from "./_app.arztbriefe.$/letter-status";
-import { deleteUrl, editorUrl, redoUrl } from "./_app.arztbriefe.$/paths";
+import { redirectWithToast } from "~/services/web/toast.server";
+import { isUnknownIntent } from "~/components/forms/fields";
+import { LetterStatusLabel, type LetterStatusView } from "~/routes/_app.arztbriefe.$/letter-status";
+import { deleteUrl, editorUrl, redoUrl } from "~/routes/_app.arztbriefe.$/paths";
 import { PaginationNav } from "~/components/ui/pagination-nav";
 import { loadPage, withPage } from "~/services/web/pagination";
+import { INTENT, letterListActionSchema } from "./schema";
 
 // SPEC §2 "Arztbriefe section": the letters with their source recording, status and actions. The editor and
 // the redo dialog are nested routes rendered over this list (server-rendered modals); the delete confirmation
@@ -94,10 +97,11 @@ export async function loader({ request }: LoaderFunctionArgs) {
 
 export async function action({ request }: ActionFunctionArgs) {
   const user = await requireUser(request);
-  const form = await request.formData();
-  if (form.get("intent") !== "delete") throw new Response("Unknown intent", { status: 400 });
+  const submission = parseWithZod(await request.formData(), { schema: letterListActionSchema });
+  if (isUnknownIntent(submission)) throw new Response("Unknown intent", { status: 400 });
+  if (submission.status !== "success") return json({ result: submission.reply() }, { status: 400 });
   meterCall(user.id, "delete-arztbrief");
-  const key = String(form.get("key") ?? "");
+  const { key } = submission.value;
   const entry = { userId: user.id, action: "letter.delete", entityType: "letter", entityId: key, request };
   try {
     await deleteLetter({ userId: user.id, key });
@@ -110,9 +114,7 @@ export async function action({ request }: ActionFunctionArgs) {
     return json({ error: t(error.message, error.values) }, { status: 409 });
   }
   await audit({ ...entry, outcome: "success" });
-  return redirect("/arztbriefe", {
-    headers: { "Set-Cookie": await setToast({ type: "success", key: "letters:toast.deleted" }) },
-  });
+  return redirectWithToast("/arztbriefe", { type: "success", key: "letters:toast.deleted" });
 }
 
 type ActionLabels = { view: string; redo: string; busyTitle: string; delete: string };
@@ -168,7 +170,7 @@ function DeleteDialog({ row, error, back }: { row: LetterRow; error: string | nu
             {t("list.cancel")}
           </Link>
           <Form method="post" action="/arztbriefe">
-            <input type="hidden" name="intent" value="delete" />
+            <input type="hidden" name="intent" value={INTENT.delete} />
             <input type="hidden" name="key" value={row.key} />
             <button
               type="submit"

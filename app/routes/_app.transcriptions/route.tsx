@@ -1,4 +1,5 @@
-import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import { parseWithZod } from "@conform-to/zod";
+import { json, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Link, Outlet, useLoaderData, useOutlet } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import type { RouteHandle } from "~/components/page-scripts";
@@ -10,16 +11,18 @@ import { pageOfTranscripts } from "~/models/recording-list.server";
 import { audit } from "~/services/audit/audit.server";
 import { getFixedTFor, getLanguage } from "~/services/web/i18n.server";
 import { requireUser } from "~/services/web/session.server";
-import { LetterStatusLabel } from "./_app.arztbriefe.$/letter-status";
+import { LetterStatusLabel } from "~/routes/_app.arztbriefe.$/letter-status";
 import {
   canCreateLetter,
   createLetterIntent,
   letterFailures,
   letterStatusOf,
-} from "./_app.arztbriefe.$/letter-state.server";
-import { editorUrl } from "./_app.arztbriefe.$/paths";
+} from "~/routes/_app.arztbriefe.$/letter-state.server";
+import { editorUrl } from "~/routes/_app.arztbriefe.$/paths";
 import { PaginationNav } from "~/components/ui/pagination-nav";
 import { loadPage, withPage } from "~/services/web/pagination";
+import { isUnknownIntent } from "~/components/forms/fields";
+import { INTENT, transcriptionListActionSchema } from "./schema";
 
 // SPEC §2 "Transcriptions section": recordings with a completed transcript, their letter status (SPEC §4) and
 // "Create letter". The viewer is the nested route below (a server-rendered modal). While a letter is being
@@ -72,9 +75,10 @@ export async function loader({ request }: LoaderFunctionArgs) {
 /** "Create letter" (SPEC §2): the letter job starts; the list shows its status and refreshes itself. */
 export async function action({ request }: ActionFunctionArgs) {
   const user = await requireUser(request);
-  const form = await request.formData();
-  if (form.get("intent") !== "createLetter") throw new Response("Unknown intent", { status: 400 });
-  return createLetterIntent({ user, sourceKey: form.get("key"), request, redirectTo: "/transcriptions" });
+  const submission = parseWithZod(await request.formData(), { schema: transcriptionListActionSchema });
+  if (isUnknownIntent(submission)) throw new Response("Unknown intent", { status: 400 });
+  if (submission.status !== "success") return json({ result: submission.reply() }, { status: 400 });
+  return createLetterIntent({ user, sourceKey: submission.value.key, request, redirectTo: "/transcriptions" });
 }
 
 export default function TranscriptionsSection() {
@@ -142,7 +146,7 @@ export default function TranscriptionsSection() {
                 </a>
               ) : (
                 <form method="post" action="/transcriptions">
-                  <input type="hidden" name="intent" value="createLetter" />
+                  <input type="hidden" name="intent" value={INTENT.createLetter} />
                   <input type="hidden" name="key" value={r.sourceKey} />
                   <button
                     type="submit"
