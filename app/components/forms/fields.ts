@@ -10,9 +10,25 @@ function firstValue(value: unknown) {
   return Array.isArray(value) ? (value as unknown[])[0] : value;
 }
 
-/** A text field: its first value, "" when missing or empty. */
-export function textField() {
-  return z.preprocess(firstValue, z.string().default(""));
+/**
+ * A text field: its first value; "" when empty, and when missing `whenMissing` (""), for a field whose absence
+ * has always meant something else than an empty value (the editor's refinement scope: the whole letter).
+ */
+export function textField(whenMissing = "") {
+  return z.preprocess((value) => (value === undefined ? whenMissing : firstValue(value)), z.string().default(""));
+}
+
+/** A text field whose absence is not the same as its being empty (FormData.get's null): null when missing. */
+export function nullableTextField() {
+  return z.preprocess((value) => (value === undefined ? null : firstValue(value)), z.string().default("").nullable());
+}
+
+/** Every value of a repeated field in order, empty ones kept, as FormData.getAll reads it. */
+export function textListField() {
+  return z.preprocess(
+    (value) => (value === undefined ? [] : Array.isArray(value) ? value : [value]),
+    z.array(z.string().default("")),
+  );
 }
 
 /** A text field that may be missing: its first value, or undefined when missing or empty. */

@@ -1,5 +1,7 @@
+import { parseWithZod } from "@conform-to/zod";
 import { releaseLetter } from "~/models/letter.server";
 import { json, redirect, type ActionFunctionArgs } from "@remix-run/node";
+import { isUnknownIntent } from "~/components/forms/fields";
 import { audit } from "~/services/audit/audit.server";
 import { DomainError } from "~/services/web/domain-error.server";
 import { getFixedTFor, getLanguage } from "~/services/web/i18n.server";
@@ -9,10 +11,11 @@ import { toStructuredContent } from "~/services/letters/letter-content";
 import { LlmError } from "~/services/llm/types";
 import { listPrompts, removePrompt, savePrompt } from "~/services/letters/saved-prompts.server";
 import { requireUser, type SessionUser } from "~/services/web/session.server";
-import { setToast, type Toast } from "~/services/web/toast.server";
+import { redirectWithToast, type Toast } from "~/services/web/toast.server";
 import { meterCall, type SpecEndpoint } from "~/services/admin/usage.server";
 import { notFound, type Letter } from "./editor-access.server";
 import { editorUrl } from "./paths";
+import { editorActionSchema, INTENT, type EditorForm, type EditorIntent } from "./schema";
 import type { EditorActionData } from "./types";
 
 // The letter editor's action (SPEC §2 "Letter editor modal", §5 "Letters and prompts"): it runs one named
@@ -35,8 +38,8 @@ function httpStatus(error: unknown) {
   return error instanceof LlmError ? 502 : 400;
 }
 
-async function done(to: string, toast: Toast) {
-  return redirect(to, { headers: { "Set-Cookie": await setToast(toast) } });
+function done(to: string, toast: Toast) {
+  return redirectWithToast(to, toast);
 }
 
 function fail(data: EditorActionData, status: number) {
@@ -48,141 +51,131 @@ function requireIdle(letter: Letter) {
   if (letter.status === "processing") throw new DomainError("conflict", "letters:errors.busy");
 }
 
-type Intent = (ctx: {
-  user: SessionUser;
-  key: string;
-  letter: Letter;
-  form: FormData;
-  request: Request;
-}) => Promise<Response>;
+type Context<F> = { user: SessionUser; key: string; letter: Letter; form: F; request: Request };
 
-const intents = new Map<string, Intent>(
-  Object.entries({
-    async save({ user, key, letter, form, request }) {
-      const titles = form.getAll("title").map(String);
-      // Browsers send textarea line breaks as CRLF; the letter keeps LF, so an untouched section stays equal.
-      const texts = form.getAll("text").map((v) => String(v).replace(/\r\n?/g, "\n"));
-      const entry = { userId: user.id, action: "letter.save", entityType: "letter", entityId: key, request };
-      try {
-        if (titles.length === 0 || titles.length !== texts.length)
-          throw new DomainError("invalid", "letters:errors.validation");
-        requireIdle(letter);
-        const content = toStructuredContent(titles.map((title, i) => ({ title, text: texts[i]! })));
-        const result = await saveLetter({ userId: user.id, key, content, baseVersion: form.get("base_version") });
-        await audit({ ...entry, outcome: "success" });
-        // Without JavaScript the Save button is always there: an unchanged letter is answered, not versioned.
-        return done(
-          editorUrl(key),
-          result.changed
-            ? { type: "success", key: "letters:toast.saved", values: { version: String(result.version) } }
-            : { type: "info", key: "letters:toast.noChanges" },
-        );
-      } catch (error) {
-        const message = await messageOf(request, error);
-        await audit({ ...entry, outcome: "failure" });
-        const conflict =
-          error instanceof DomainError && error.kind === "conflict" && error.message !== "letters:errors.busy";
-        return fail({ form: "save", error: message, conflict, submitted: { titles, texts } }, httpStatus(error));
-      }
-    },
+/** One intent's handler, given that intent's parsed form. */
+type Intent<I extends EditorIntent = EditorIntent> = (
+  ctx: Context<Extract<EditorForm, { intent: I }>>,
+) => Promise<Response>;
 
-    async refine({ user, key, letter, form, request }) {
-      const query = String(form.get("query") ?? "");
-      const scope = String(form.get("scope") ?? "__all__");
-      const entry = { userId: user.id, action: "letter.refine", entityType: "letter", entityId: key, request };
-      try {
-        requireIdle(letter);
-        const { id } = await proposeRefinement({ userId: user.id, key, scope, query });
-        await audit({ ...entry, outcome: "success" });
-        return redirect(`${editorUrl(key)}?proposal=${encodeURIComponent(id)}`);
-      } catch (error) {
-        const message = await messageOf(request, error);
-        await audit({ ...entry, outcome: "failure" });
-        return fail({ form: "refine", error: message, query, scope }, httpStatus(error));
-      }
-    },
-
-    /** Without JavaScript, "use" re-renders the panel with the prompt as the instruction (letter.js fills in place). */
-    async usePrompt({ user, form, request }) {
-      const prompt = (await listPrompts({ userId: user.id })).find((p) => p.id === form.get("promptId"));
-      const scope = String(form.get("scope") ?? "__all__");
-      if (!prompt) return fail({ form: "prompts", error: await messageOf(request, notFoundPrompt()) }, 400);
-      return json<EditorActionData>({ form: "refine", query: prompt.prompt_text, scope });
-    },
-
-    async savePrompt({ user, key, form, request }) {
-      const query = String(form.get("query") ?? "");
-      const scope = String(form.get("scope") ?? "__all__");
-      const title = String(form.get("title") ?? "");
-      // The dialog's text starts as the instruction; left empty (no JavaScript), the instruction is saved.
-      const text = String(form.get("promptText") ?? "").trim() || query;
-      const entry = { userId: user.id, action: "prompt.save", entityType: "prompt", request };
-      try {
-        await savePrompt({ userId: user.id, title, promptText: text });
-      } catch (error) {
-        await audit({ ...entry, outcome: "failure" });
-        let promptError: string;
-        try {
-          promptError = await messageOf(request, error);
-        } catch (unexpected) {
-          // SPEC §8 'Failed to save prompt': the instruction and the dialog stay as they were.
-          console.warn("[letters] saving a prompt failed:", (unexpected as Error).message);
-          promptError = (await getFixedTFor(await getLanguage(request), ["letters"]))("letters:prompts.saveFailed");
-        }
-        return fail({ form: "refine", query, scope, promptError, promptTitle: title, promptText: text }, 400);
-      }
+const intents: { [I in EditorIntent]: Intent<I> } = {
+  async save({ user, key, letter, form, request }) {
+    const titles = form.title;
+    // Browsers send textarea line breaks as CRLF; the letter keeps LF, so an untouched section stays equal.
+    const texts = form.text.map((v) => v.replace(/\r\n?/g, "\n"));
+    const entry = { userId: user.id, action: "letter.save", entityType: "letter", entityId: key, request };
+    try {
+      if (titles.length === 0 || titles.length !== texts.length)
+        throw new DomainError("invalid", "letters:errors.validation");
+      requireIdle(letter);
+      const content = toStructuredContent(titles.map((title, i) => ({ title, text: texts[i]! })));
+      const result = await saveLetter({ userId: user.id, key, content, baseVersion: form.base_version });
       await audit({ ...entry, outcome: "success" });
-      return done(editorUrl(key), { type: "success", key: "letters:toast.promptSaved" });
-    },
+      // Without JavaScript the Save button is always there: an unchanged letter is answered, not versioned.
+      return done(
+        editorUrl(key),
+        result.changed
+          ? { type: "success", key: "letters:toast.saved", values: { version: String(result.version) } }
+          : { type: "info", key: "letters:toast.noChanges" },
+      );
+    } catch (error) {
+      const message = await messageOf(request, error);
+      await audit({ ...entry, outcome: "failure" });
+      const conflict =
+        error instanceof DomainError && error.kind === "conflict" && error.message !== "letters:errors.busy";
+      return fail({ form: "save", error: message, conflict, submitted: { titles, texts } }, httpStatus(error));
+    }
+  },
 
-    async deletePrompt({ user, key, form, request }) {
-      const id = String(form.get("promptId") ?? "");
-      const entry = { userId: user.id, action: "prompt.delete", entityType: "prompt", entityId: id, request };
-      try {
-        await removePrompt({ userId: user.id, id });
-      } catch (error) {
-        await audit({ ...entry, outcome: "failure" });
-        return fail({ form: "prompts", error: await messageOf(request, error) }, 400);
-      }
+  async refine({ user, key, letter, form: { query, scope }, request }) {
+    const entry = { userId: user.id, action: "letter.refine", entityType: "letter", entityId: key, request };
+    try {
+      requireIdle(letter);
+      const { id } = await proposeRefinement({ userId: user.id, key, scope, query });
       await audit({ ...entry, outcome: "success" });
-      return done(editorUrl(key), { type: "success", key: "letters:toast.promptDeleted" });
-    },
+      return redirect(`${editorUrl(key)}?proposal=${encodeURIComponent(id)}`);
+    } catch (error) {
+      const message = await messageOf(request, error);
+      await audit({ ...entry, outcome: "failure" });
+      return fail({ form: "refine", error: message, query, scope }, httpStatus(error));
+    }
+  },
 
-    accept: decide(true),
-    reject: decide(false),
+  /** Without JavaScript, "use" re-renders the panel with the prompt as the instruction (letter.js fills in place). */
+  async usePrompt({ user, form: { promptId, scope }, request }) {
+    const prompt = (await listPrompts({ userId: user.id })).find((p) => p.id === promptId);
+    if (!prompt) return fail({ form: "prompts", error: await messageOf(request, notFoundPrompt()) }, 400);
+    return json<EditorActionData>({ form: "refine", query: prompt.prompt_text, scope });
+  },
 
-    async restore({ user, key, letter, form, request }) {
-      const version = String(form.get("version") ?? "");
-      const entry = { userId: user.id, action: "letter.restore", entityType: "letter", entityId: key, request };
+  async savePrompt({ user, key, form: { query, scope, title, promptText }, request }) {
+    // The dialog's text starts as the instruction; left empty (no JavaScript), the instruction is saved.
+    const text = promptText.trim() || query;
+    const entry = { userId: user.id, action: "prompt.save", entityType: "prompt", request };
+    try {
+      await savePrompt({ userId: user.id, title, promptText: text });
+    } catch (error) {
+      await audit({ ...entry, outcome: "failure" });
+      let promptError: string;
       try {
-        requireIdle(letter);
-        const result = await restoreVersion({ userId: user.id, key, version });
-        await audit({ ...entry, outcome: "success" });
-        return done(
-          `${editorUrl(key)}?versions=1`,
-          result.changed
-            ? {
-                type: "success",
-                key: "letters:toast.restored",
-                values: { from: version, version: String(result.version) },
-              }
-            : { type: "info", key: "letters:toast.noChanges" },
-        );
-      } catch (error) {
-        const message = await messageOf(request, error);
-        await audit({ ...entry, outcome: "failure" });
-        return fail({ form: "versions", error: message }, httpStatus(error));
+        promptError = await messageOf(request, error);
+      } catch (unexpected) {
+        // SPEC §8 'Failed to save prompt': the instruction and the dialog stay as they were.
+        console.warn("[letters] saving a prompt failed:", (unexpected as Error).message);
+        promptError = (await getFixedTFor(await getLanguage(request), ["letters"]))("letters:prompts.saveFailed");
       }
-    },
-  } satisfies Record<string, Intent>),
-);
+      return fail({ form: "refine", query, scope, promptError, promptTitle: title, promptText: text }, 400);
+    }
+    await audit({ ...entry, outcome: "success" });
+    return done(editorUrl(key), { type: "success", key: "letters:toast.promptSaved" });
+  },
+
+  async deletePrompt({ user, key, form: { promptId: id }, request }) {
+    const entry = { userId: user.id, action: "prompt.delete", entityType: "prompt", entityId: id, request };
+    try {
+      await removePrompt({ userId: user.id, id });
+    } catch (error) {
+      await audit({ ...entry, outcome: "failure" });
+      return fail({ form: "prompts", error: await messageOf(request, error) }, 400);
+    }
+    await audit({ ...entry, outcome: "success" });
+    return done(editorUrl(key), { type: "success", key: "letters:toast.promptDeleted" });
+  },
+
+  accept: decide(true),
+  reject: decide(false),
+
+  async restore({ user, key, letter, form: { version }, request }) {
+    const entry = { userId: user.id, action: "letter.restore", entityType: "letter", entityId: key, request };
+    try {
+      requireIdle(letter);
+      const result = await restoreVersion({ userId: user.id, key, version });
+      await audit({ ...entry, outcome: "success" });
+      return done(
+        `${editorUrl(key)}?versions=1`,
+        result.changed
+          ? {
+              type: "success",
+              key: "letters:toast.restored",
+              values: { from: version, version: String(result.version) },
+            }
+          : { type: "info", key: "letters:toast.noChanges" },
+      );
+    } catch (error) {
+      const message = await messageOf(request, error);
+      await audit({ ...entry, outcome: "failure" });
+      return fail({ form: "versions", error: message }, httpStatus(error));
+    }
+  },
+  release,
+};
 
 function notFoundPrompt() {
   return new DomainError("not_found", "letters:prompts.notFound");
 }
 
 /** Accepting makes the proposal a new version; rejecting creates none (ADR 0012). */
-function decide(accept: boolean): Intent {
+function decide(accept: boolean): (ctx: Context<{ proposalId: string }>) => Promise<Response> {
   return async ({ user, key, form, request }) => {
     const entry = {
       userId: user.id,
@@ -192,7 +185,7 @@ function decide(accept: boolean): Intent {
       request,
     };
     try {
-      const result = await decideRefinement({ userId: user.id, key, id: form.get("proposalId"), accept });
+      const result = await decideRefinement({ userId: user.id, key, id: form.proposalId, accept });
       await audit({ ...entry, outcome: "success" });
       return done(
         editorUrl(key),
@@ -212,7 +205,7 @@ function decide(accept: boolean): Intent {
  * "Freigeben" (issue 22): the doctor marks the current version final. From then on Skribent no longer needs the
  * recording's audio, which the retention sweep deletes AUDIO_RETENTION_DAYS later; a new version undoes the release.
  */
-intents.set("release", async ({ user, key, letter, request }) => {
+async function release({ user, key, letter, request }: Parameters<Intent<typeof INTENT.release>>[0]) {
   const entry = { userId: user.id, action: "letter.release", entityType: "letter", entityId: key, request };
   try {
     requireIdle(letter);
@@ -224,12 +217,12 @@ intents.set("release", async ({ user, key, letter, request }) => {
     await audit({ ...entry, outcome: "failure" });
     return fail({ form: "save", error: await messageOf(request, error) }, httpStatus(error));
   }
-});
+}
 
-const intentCalls = new Map<string, SpecEndpoint>([
-  ["save", "arztbrief"],
-  ["savePrompt", "prompts"],
-  ["deletePrompt", "prompts"],
+const intentCalls = new Map<EditorIntent, SpecEndpoint>([
+  [INTENT.save, "arztbrief"],
+  [INTENT.savePrompt, "prompts"],
+  [INTENT.deletePrompt, "prompts"],
 ]);
 
 export async function editorAction({ request, params }: Pick<ActionFunctionArgs, "request" | "params">) {
@@ -242,10 +235,12 @@ export async function editorAction({ request, params }: Pick<ActionFunctionArgs,
   }
   // Not this user's letter: a 404 before any intent looks at the form.
   const letter = await getLetter({ userId: user.id, key }).catch(notFound);
-  const form = await request.formData();
-  const intent = intents.get(String(form.get("intent") ?? ""));
-  if (!intent) throw new Response("Unknown intent", { status: 400 });
+  const submission = parseWithZod(await request.formData(), { schema: editorActionSchema });
+  if (isUnknownIntent(submission)) throw new Response("Unknown intent", { status: 400 });
+  if (submission.status !== "success") return json({ result: submission.reply() }, { status: 400 });
+  const form = submission.value;
   // One usage row per SPEC §7 call an intent does (a refinement's is counted where its scope is known).
-  meterCall(user.id, intentCalls.get(String(form.get("intent"))) ?? null);
-  return intent({ user, key: letter.key, letter, form, request });
+  meterCall(user.id, intentCalls.get(form.intent) ?? null);
+  const run = intents[form.intent] as Intent;
+  return run({ user, key: letter.key, letter, form, request });
 }

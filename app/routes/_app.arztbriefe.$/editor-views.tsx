@@ -2,6 +2,7 @@ import { Form } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { button, quiet } from "~/components/ui/buttons";
 import type { EditorActionData, EditorSection } from "./types";
+import { INTENT } from "./schema";
 
 // The letter itself: the structured form or the read-only text. Without JavaScript every control is a plain
 // form; letter.js adds copy, Save-only-when-changed and a warning before leaving unsaved text (ADR 0006). The
@@ -52,7 +53,7 @@ export function StructuredForm({
   );
   return (
     <Form method="post" className="space-y-4" data-letter-form data-dirty={dirty ? "" : undefined}>
-      <input type="hidden" name="intent" value="save" />
+      <input type="hidden" name="intent" value={INTENT.save} />
       <input type="hidden" name="base_version" value={version} />
       {shown.map((s, i) => (
         <div key={`${s.title}-${i}`} className="rounded-md border border-slate-200 bg-white p-3">

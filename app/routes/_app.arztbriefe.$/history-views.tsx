@@ -3,6 +3,7 @@ import { useTranslation } from "react-i18next";
 import { button, quiet } from "~/components/ui/buttons";
 import { formatDateTime, type Language } from "~/i18n";
 import type { DiffSection } from "./types";
+import { INTENT } from "./schema";
 
 // A refinement proposal, the version history and a comparison with the current version: per-section changes
 // with a word diff (<ins>/<del>). Every text is rendered by React as text, never as markup.
@@ -98,11 +99,11 @@ export function Proposal({ proposal, backTo }: { proposal: ProposalView; backTo:
             <input type="hidden" name="proposalId" value={proposal.id} />
             {/* A stale proposal can only be rejected (accepting would overwrite the newer version). */}
             {proposal.stale ? null : (
-              <button type="submit" name="intent" value="accept" className={button} data-action="accept">
+              <button type="submit" name="intent" value={INTENT.accept} className={button} data-action="accept">
                 {t("refine.accept")}
               </button>
             )}
-            <button type="submit" name="intent" value="reject" className={quiet} data-action="reject">
+            <button type="submit" name="intent" value={INTENT.reject} className={quiet} data-action="reject">
               {t("refine.reject")}
             </button>
           </Form>
@@ -130,7 +131,7 @@ function RestoreForm({ version }: { version: number }) {
   return (
     <Form method="post">
       <input type="hidden" name="version" value={version} />
-      <button type="submit" name="intent" value="restore" className={quiet} data-action="restore">
+      <button type="submit" name="intent" value={INTENT.restore} className={quiet} data-action="restore">
         {t("versions.restore")}
       </button>
     </Form>

@@ -3,6 +3,7 @@ import { useTranslation } from "react-i18next";
 import { button, quiet } from "~/components/ui/buttons";
 import { DictationField } from "~/components/ui/voice-input";
 import type { EditorActionData, EditorSection, SavedPromptView } from "./types";
+import { ALL_SECTIONS, INTENT } from "./schema";
 
 // The refinement side panel beside the letter. Without JavaScript every control is a plain form; letter.js
 // adds the instruction counter and fills a saved prompt in place (ADR 0006).
@@ -31,7 +32,7 @@ export function RefinePanel({
   const { t } = useTranslation("letters");
   const refine = actionData?.form === "refine" ? actionData : null;
   const query = refine?.query ?? "";
-  const scope = refine?.scope ?? (plain ? "__full__" : "__all__");
+  const scope = refine?.scope ?? (plain ? "__full__" : ALL_SECTIONS);
   const full = prompts.length >= limits.prompts;
   return (
     <aside aria-labelledby="refine-title" className="space-y-4" data-refine-panel>
@@ -47,7 +48,7 @@ export function RefinePanel({
         <label className="block text-sm font-medium text-slate-700">
           {t("refine.scope")}
           <select name="scope" defaultValue={scope} className={field} data-scope>
-            {plain ? null : <option value="__all__">{t("refine.allSections")}</option>}
+            {plain ? null : <option value={ALL_SECTIONS}>{t("refine.allSections")}</option>}
             <option value="__full__">{t("refine.fullText")}</option>
             {sections.map((s) => (
               <option key={s.title} value={s.title}>
@@ -75,7 +76,7 @@ export function RefinePanel({
           <button
             type="submit"
             name="intent"
-            value="refine"
+            value={INTENT.refine}
             className={`${button} disabled:opacity-50`}
             disabled={busy}
             data-action="refine"
@@ -128,7 +129,7 @@ export function RefinePanel({
             <button
               type="submit"
               name="intent"
-              value="savePrompt"
+              value={INTENT.savePrompt}
               className={`${quiet} disabled:opacity-50`}
               disabled={full}
               data-action="save-prompt"
@@ -176,7 +177,7 @@ function SavedPrompts({
               <button
                 type="submit"
                 name="intent"
-                value="usePrompt"
+                value={INTENT.usePrompt}
                 className="rounded px-2 py-0.5 text-xs text-brand-700 hover:bg-brand-50"
                 data-action="use-prompt"
                 data-prompt={p.text}
@@ -186,7 +187,7 @@ function SavedPrompts({
               <button
                 type="submit"
                 name="intent"
-                value="deletePrompt"
+                value={INTENT.deletePrompt}
                 className="rounded px-2 py-0.5 text-xs text-red-700 hover:bg-red-50"
                 data-action="delete-prompt"
                 aria-label={t("prompts.deleteNamed", { title: p.title })}

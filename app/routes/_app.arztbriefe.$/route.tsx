@@ -15,6 +15,7 @@ import { Compare, Proposal, Versions } from "./history-views";
 import { Spinner } from "./letter-status";
 import { deleteUrl, editorUrl, redoUrl } from "./paths";
 import type { EditorActionData } from "./types";
+import { INTENT } from "./schema";
 
 // SPEC §2 letter editor: a server-rendered modal over the Arztbriefe list at /arztbriefe/<key without
 // "arztbriefe/">. Structured view (one box per section, saved as a new version) or read-only text view, the
@@ -100,7 +101,7 @@ export default function LetterEditor() {
           </p>
         ) : data.canRelease && !data.busy ? (
           <Form method="post" className="flex flex-wrap items-center gap-3" data-release-form>
-            <input type="hidden" name="intent" value="release" />
+            <input type="hidden" name="intent" value={INTENT.release} />
             <button type="submit" className={quiet} data-action="release">
               {t("editor.release")}
             </button>
