@@ -6,7 +6,7 @@ import type { RouteHandle } from "~/components/page-scripts";
 import { findUsersByEmail } from "~/models/account.server";
 import { deleteAccount } from "~/services/accounts/account-deletion.server";
 import { adminGate } from "~/services/admin/admin.server";
-import { audit } from "~/services/audit/audit.server";
+import { auditAccess } from "~/services/audit/events.server";
 import { getFixedTFor, getLanguage } from "~/services/web/i18n.server";
 import { redirectWithToast } from "~/services/web/toast.server";
 
@@ -26,7 +26,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
 export async function action({ request, params }: ActionFunctionArgs) {
   const gate = await adminGate(request, params);
   if (!gate.admin) {
-    await audit({ userId: gate.user.id, action: "admin.account-delete", outcome: "denied", request });
+    await auditAccess(request, gate.user.id, "admin.account-delete", "denied");
     return json({ error: null, email: "" }, { status: 403 });
   }
   const form = await request.formData();

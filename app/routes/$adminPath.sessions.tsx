@@ -5,7 +5,7 @@ import { danger } from "~/components/ui/buttons";
 import type { RouteHandle } from "~/components/page-scripts";
 import { findUsersByEmail } from "~/models/account.server";
 import { adminGate } from "~/services/admin/admin.server";
-import { audit } from "~/services/audit/audit.server";
+import { auditAccess } from "~/services/audit/events.server";
 import { getFixedTFor, getLanguage } from "~/services/web/i18n.server";
 import { endEveryonesSessions, endSessionsOfAccounts } from "~/services/accounts/session-list.server";
 import { redirectWithToast, type Toast } from "~/services/web/toast.server";
@@ -30,7 +30,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
 export async function action({ request, params }: ActionFunctionArgs) {
   const gate = await adminGate(request, params);
   if (!gate.admin) {
-    await audit({ userId: gate.user.id, action: "admin.sessions-end", outcome: "denied", request });
+    await auditAccess(request, gate.user.id, "admin.sessions-end", "denied");
     return json<ActionData>({ intent: null, error: null, email: "" }, { status: 403 });
   }
   const form = await request.formData();

@@ -1,6 +1,6 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { ApiError, apiJson, apiRoute, readJsonBody, requireApiUser } from "~/services/web/api.server";
-import { audit } from "~/services/audit/audit.server";
+import { auditLetter } from "~/services/audit/events.server";
 import { getLetter, saveLetter } from "~/services/letters/editing.server";
 
 // SPEC §7 GET/PUT /api/arztbrief/{key} (with or without the leading "arztbriefe/"). PUT { content } saves a
@@ -8,14 +8,7 @@ import { getLetter, saveLetter } from "~/services/letters/editing.server";
 export const loader = apiRoute(async ({ request, params }: LoaderFunctionArgs) => {
   const user = await requireApiUser(request);
   const letter = await getLetter({ userId: user.id, key: params["*"] });
-  await audit({
-    userId: user.id,
-    action: "letter.read",
-    entityType: "letter",
-    entityId: letter.key,
-    outcome: "success",
-    request,
-  });
+  await auditLetter(request, user.id, "letter.read", letter.key);
   return apiJson(letter);
 });
 
@@ -29,13 +22,6 @@ export const action = apiRoute(async ({ request, params }: ActionFunctionArgs) =
     content: body.content,
     baseVersion: body.base_version,
   });
-  await audit({
-    userId: user.id,
-    action: "letter.save",
-    entityType: "letter",
-    entityId: result.key,
-    outcome: "success",
-    request,
-  });
+  await auditLetter(request, user.id, "letter.save", result.key);
   return apiJson(result);
 });

@@ -1,5 +1,5 @@
 import { apiJson, apiPost } from "~/services/web/api.server";
-import { audit } from "~/services/audit/audit.server";
+import { auditChat } from "~/services/audit/events.server";
 import { answerChatRequest } from "~/services/chat/chat-api.server";
 
 // SPEC §7 POST /api/chat-request { messages, language } → { message }: stateless, nothing is stored
@@ -7,10 +7,10 @@ import { answerChatRequest } from "~/services/chat/chat-api.server";
 export const action = apiPost(async ({ request, user, body }) => {
   try {
     const result = await answerChatRequest({ userId: user.id, body });
-    await audit({ userId: user.id, action: "chat.request", entityType: "chat", outcome: "success", request });
+    await auditChat(request, user.id, "chat.request");
     return apiJson(result);
   } catch (error) {
-    await audit({ userId: user.id, action: "chat.request", entityType: "chat", outcome: "failure", request });
+    await auditChat(request, user.id, "chat.request", "failure");
     throw error;
   }
 });

@@ -1,18 +1,11 @@
 import { apiJson, apiPost } from "~/services/web/api.server";
-import { audit } from "~/services/audit/audit.server";
+import { auditRecording } from "~/services/audit/events.server";
 import { deleteAll } from "~/services/recordings/removal.server";
 
 // SPEC §7 POST /api/delete-all { s3_key, transcript_key, arztbrief_key }: the server
 // finds the transcript and letters itself from the recording it owns.
 export const action = apiPost(async ({ request, user, body }) => {
   const result = await deleteAll({ userId: user.id, key: body.s3_key });
-  await audit({
-    userId: user.id,
-    action: "recording.delete",
-    entityType: "recording",
-    entityId: String(body.s3_key),
-    outcome: "success",
-    request,
-  });
+  await auditRecording(request, user.id, "recording.delete", String(body.s3_key));
   return apiJson(result);
 });

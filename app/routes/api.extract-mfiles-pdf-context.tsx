@@ -1,5 +1,5 @@
 import { apiJson, apiPost } from "~/services/web/api.server";
-import { audit } from "~/services/audit/audit.server";
+import { auditPatientRecord } from "~/services/audit/events.server";
 import { fetchPatientContext } from "~/services/letters/context-sources.server";
 
 // SPEC §7 POST /api/extract-mfiles-pdf-context { patient_id } → { success, extracted_text, pdfs_processed }.
@@ -7,22 +7,10 @@ import { fetchPatientContext } from "~/services/letters/context-sources.server";
 export const action = apiPost(async ({ request, user, body }) => {
   try {
     const result = await fetchPatientContext({ userId: user.id, patientId: body.patient_id });
-    await audit({
-      userId: user.id,
-      action: "patient-record.fetch",
-      entityType: "patient_record",
-      outcome: "success",
-      request,
-    });
+    await auditPatientRecord(request, user.id, "patient-record.fetch");
     return apiJson(result);
   } catch (error) {
-    await audit({
-      userId: user.id,
-      action: "patient-record.fetch",
-      entityType: "patient_record",
-      outcome: "denied",
-      request,
-    });
+    await auditPatientRecord(request, user.id, "patient-record.fetch", "denied");
     throw error;
   }
 });

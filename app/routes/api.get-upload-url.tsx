@@ -1,6 +1,6 @@
 import { optionalText } from "~/services/web/api-fields.server";
 import { apiJson, apiPost } from "~/services/web/api.server";
-import { audit } from "~/services/audit/audit.server";
+import { auditRecording } from "~/services/audit/events.server";
 import { createRealtimeUploadSlot } from "~/services/live/save-upload.server";
 import { createUploadSlot } from "~/services/recordings/recordings.server";
 
@@ -21,14 +21,7 @@ export const action = apiPost(async ({ request, user, body }) => {
       specificKey: body.specific_key,
       fileType: body.file_type,
     });
-    await audit({
-      userId: user.id,
-      action: "recording.live-upload-slot",
-      entityType: "recording",
-      entityId: live.record_id,
-      outcome: "success",
-      request,
-    });
+    await auditRecording(request, user.id, "recording.live-upload-slot", live.record_id);
     return apiJson({
       url: live.url,
       key: live.key,
@@ -44,13 +37,6 @@ export const action = apiPost(async ({ request, user, body }) => {
     additionalContext,
     consent: body.consent,
   });
-  await audit({
-    userId: user.id,
-    action: "recording.upload-slot",
-    entityType: "recording",
-    entityId: slot.record_id,
-    outcome: "success",
-    request,
-  });
+  await auditRecording(request, user.id, "recording.upload-slot", slot.record_id);
   return apiJson({ url: slot.url, key: slot.key, record_id: slot.record_id, context_uploaded: slot.context_uploaded });
 });

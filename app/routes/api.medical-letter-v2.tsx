@@ -1,6 +1,6 @@
 import { optionalObject, optionalText } from "~/services/web/api-fields.server";
 import { apiJson, apiPost } from "~/services/web/api.server";
-import { audit } from "~/services/audit/audit.server";
+import { auditRecording } from "~/services/audit/events.server";
 import { requestLetter } from "~/services/letters/letters.server";
 
 // SPEC §7 POST /api/medical-letter-v2 { transcript_data, original_filename, source_key, metadata? }. The letter
@@ -16,13 +16,6 @@ export const action = apiPost(async ({ request, user, body }) => {
     kind: "create",
     templateId: optionalText(metadata, "template_id", "metadata.template_id"),
   });
-  await audit({
-    userId: user.id,
-    action: "letter.create",
-    entityType: "recording",
-    entityId: String(body.source_key),
-    outcome: "success",
-    request,
-  });
+  await auditRecording(request, user.id, "letter.create", String(body.source_key));
   return apiJson({ success: true, ...result }, { status: result.status === "processing" ? 202 : 200 });
 });

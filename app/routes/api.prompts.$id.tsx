@@ -1,6 +1,6 @@
 import type { ActionFunctionArgs } from "@remix-run/node";
 import { ApiError, apiJson, apiRoute, requireApiUser } from "~/services/web/api.server";
-import { audit } from "~/services/audit/audit.server";
+import { auditPrompt } from "~/services/audit/events.server";
 import { removePrompt } from "~/services/letters/saved-prompts.server";
 
 // SPEC §7 DELETE /api/prompts/{id}: only the owner's own prompt (another user's id is "not found").
@@ -12,13 +12,6 @@ export const action = apiRoute(async ({ request, params }: ActionFunctionArgs) =
   const user = await requireApiUser(request);
   if (request.method !== "DELETE") throw new ApiError(405, "Method not allowed");
   const result = await removePrompt({ userId: user.id, id: params.id });
-  await audit({
-    userId: user.id,
-    action: "prompt.delete",
-    entityType: "prompt",
-    entityId: params.id,
-    outcome: "success",
-    request,
-  });
+  await auditPrompt(request, user.id, "prompt.delete", params.id);
   return apiJson(result);
 });

@@ -1,6 +1,6 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { ApiError, apiJson, apiRoute, readJsonBody, requireApiUser } from "~/services/web/api.server";
-import { audit } from "~/services/audit/audit.server";
+import { auditPrompt } from "~/services/audit/events.server";
 import { listPrompts, savePrompt } from "~/services/letters/saved-prompts.server";
 
 // SPEC §7 GET /api/prompts → { prompts }; POST /api/prompts { title, prompt_text } (at most 3 per user).
@@ -14,13 +14,6 @@ export const action = apiRoute(async ({ request }: ActionFunctionArgs) => {
   if (request.method !== "POST") throw new ApiError(405, "Method not allowed");
   const body = await readJsonBody(request);
   const prompt = await savePrompt({ userId: user.id, title: body.title, promptText: body.prompt_text });
-  await audit({
-    userId: user.id,
-    action: "prompt.save",
-    entityType: "prompt",
-    entityId: prompt.id,
-    outcome: "success",
-    request,
-  });
+  await auditPrompt(request, user.id, "prompt.save", prompt.id);
   return apiJson({ success: true, prompt }, { status: 201 });
 });

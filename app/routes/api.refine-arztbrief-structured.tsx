@@ -1,5 +1,5 @@
 import { apiJson, apiPost } from "~/services/web/api.server";
-import { audit } from "~/services/audit/audit.server";
+import { auditLetter } from "~/services/audit/events.server";
 import { refineStructuredCall } from "~/services/letters/refinement.server";
 
 // SPEC §7 POST /api/refine-arztbrief-structured { arztbrief_text, query, language_code, section_context?,
@@ -7,6 +7,6 @@ import { refineStructuredCall } from "~/services/letters/refinement.server";
 // makes a proposal the doctor accepts instead). Rate-limited per user.
 export const action = apiPost(async ({ request, user, body }) => {
   const result = await refineStructuredCall({ userId: user.id, body });
-  await audit({ userId: user.id, action: "letter.refine", entityType: "letter", outcome: "success", request });
+  await auditLetter(request, user.id, "letter.refine");
   return apiJson(result);
 });

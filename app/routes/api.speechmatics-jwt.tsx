@@ -1,5 +1,5 @@
 import { apiJson, apiPost, ApiError } from "~/services/web/api.server";
-import { audit } from "~/services/audit/audit.server";
+import { auditAccess } from "~/services/audit/events.server";
 import { getConfig } from "~/services/config/config.server";
 import { LiveEngineError } from "~/services/live/engine-types";
 import { createRealtimeToken } from "~/services/live/speechmatics-token.server";
@@ -28,10 +28,10 @@ export const action = apiPost(
         apiKey: speechmatics.apiKey,
         managementUrl: speechmatics.managementUrl,
       });
-      await audit({ userId: user.id, action: "speech.token", outcome: "success", request });
+      await auditAccess(request, user.id, "speech.token", "success");
       return apiJson({ jwt: token.jwt }, { headers: { "Cache-Control": "no-store" } });
     } catch (error) {
-      await audit({ userId: user.id, action: "speech.token", outcome: "failure", request });
+      await auditAccess(request, user.id, "speech.token", "failure");
       if (error instanceof LiveEngineError)
         throw new ApiError(statusFor("unavailable"), "Failed to authenticate with transcription service");
       throw error;

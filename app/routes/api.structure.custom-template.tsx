@@ -1,6 +1,6 @@
 import type { ActionFunctionArgs } from "@remix-run/node";
 import { ApiError, apiJson, apiRoute, readJsonBody, requireApiUser } from "~/services/web/api.server";
-import { audit } from "~/services/audit/audit.server";
+import { auditTemplate } from "~/services/audit/events.server";
 import { createCustomTemplate, deleteCustomTemplate } from "~/services/templates/custom-templates.server";
 import { languageFromParam, requiredText } from "~/services/templates/structure-api.server";
 
@@ -19,14 +19,7 @@ export const action = apiRoute(async ({ request }: ActionFunctionArgs) => {
       elements: body.structure_elements,
       prompt: body.prompt,
     });
-    await audit({
-      userId: user.id,
-      action: "template.custom.create",
-      entityType: "template",
-      entityId: templateId,
-      outcome: "success",
-      request,
-    });
+    await auditTemplate(request, user.id, "template.custom.create", templateId);
     return apiJson({ success: true, template_id: templateId }, { status: 201 });
   }
   if (request.method === "DELETE") {
@@ -37,14 +30,7 @@ export const action = apiRoute(async ({ request }: ActionFunctionArgs) => {
       templateId,
       language: languageFromParam(url.searchParams.get("language_code")),
     });
-    await audit({
-      userId: user.id,
-      action: "template.custom.delete",
-      entityType: "template",
-      entityId: templateId,
-      outcome: "success",
-      request,
-    });
+    await auditTemplate(request, user.id, "template.custom.delete", templateId);
     return apiJson({ success: true });
   }
   throw new ApiError(405, "Method not allowed");

@@ -1,6 +1,6 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { ApiError, apiJson, apiRoute, readJsonBody, requireApiUser } from "~/services/web/api.server";
-import { audit } from "~/services/audit/audit.server";
+import { auditTemplate } from "~/services/audit/events.server";
 import { elementJson, languageFromParam } from "~/services/templates/structure-api.server";
 import { getUserStructure, saveUserStructure } from "~/services/templates/templates.server";
 
@@ -32,13 +32,6 @@ export const action = apiRoute(async ({ request }: ActionFunctionArgs) => {
       ? (structure as { elements: unknown }).elements
       : structure;
   const saved = await saveUserStructure({ userId: user.id, templateId, language, elements, prompt: body.prompt });
-  await audit({
-    userId: user.id,
-    action: "template.structure.save",
-    entityType: "template",
-    entityId: templateId,
-    outcome: "success",
-    request,
-  });
+  await auditTemplate(request, user.id, "template.structure.save", templateId);
   return apiJson({ success: true, elements: saved.elements.map(elementJson), prompt: saved.prompt });
 });

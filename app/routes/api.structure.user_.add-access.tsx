@@ -1,5 +1,5 @@
 import { apiJson, apiPost } from "~/services/web/api.server";
-import { audit } from "~/services/audit/audit.server";
+import { auditTemplate } from "~/services/audit/events.server";
 import { languageFromParam, requiredText } from "~/services/templates/structure-api.server";
 import { addTemplateAccess } from "~/services/templates/templates.server";
 
@@ -7,13 +7,6 @@ import { addTemplateAccess } from "~/services/templates/templates.server";
 export const action = apiPost(async ({ request, user, body }) => {
   const templateId = requiredText(body.template_id);
   await addTemplateAccess({ userId: user.id, templateId, language: languageFromParam(body.language_code) });
-  await audit({
-    userId: user.id,
-    action: "template.add-access",
-    entityType: "template",
-    entityId: templateId,
-    outcome: "success",
-    request,
-  });
+  await auditTemplate(request, user.id, "template.add-access", templateId);
   return apiJson({ success: true });
 });

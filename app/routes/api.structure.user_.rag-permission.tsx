@@ -1,7 +1,7 @@
 import type { LoaderFunctionArgs } from "@remix-run/node";
 import { getRagAgreed, setRagAgreed } from "~/models/template.server";
 import { ApiError, apiJson, apiPost, apiRoute, requireApiUser } from "~/services/web/api.server";
-import { audit } from "~/services/audit/audit.server";
+import { auditAccount } from "~/services/audit/events.server";
 
 // SPEC §7 GET/POST /api/structure/user/rag-permission — the user's data-use consent.
 export const loader = apiRoute(async ({ request }: LoaderFunctionArgs) => {
@@ -12,13 +12,6 @@ export const loader = apiRoute(async ({ request }: LoaderFunctionArgs) => {
 export const action = apiPost(async ({ request, user, body }) => {
   if (typeof body.rag_agreed !== "boolean") throw new ApiError(400, "rag_agreed must be true or false");
   await setRagAgreed({ userId: user.id, agreed: body.rag_agreed });
-  await audit({
-    userId: user.id,
-    action: body.rag_agreed ? "consent.rag.grant" : "consent.rag.withdraw",
-    entityType: "user",
-    entityId: user.id,
-    outcome: "success",
-    request,
-  });
+  await auditAccount(request, user.id, body.rag_agreed ? "consent.rag.grant" : "consent.rag.withdraw", user.id);
   return apiJson({ success: true, rag_agreed: body.rag_agreed });
 });

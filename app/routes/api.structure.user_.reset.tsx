@@ -1,5 +1,5 @@
 import { apiJson, apiPost } from "~/services/web/api.server";
-import { audit } from "~/services/audit/audit.server";
+import { auditTemplate } from "~/services/audit/events.server";
 import { languageFromParam } from "~/services/templates/structure-api.server";
 import { resetUserStructure } from "~/services/templates/templates.server";
 
@@ -13,14 +13,7 @@ export const action = apiPost(
       templateId,
       language: languageFromParam(url.searchParams.get("language")),
     });
-    await audit({
-      userId: user.id,
-      action: "template.structure.reset",
-      entityType: "template",
-      entityId: templateId,
-      outcome: "success",
-      request,
-    });
+    await auditTemplate(request, user.id, "template.structure.reset", templateId);
     return apiJson({ success: true });
   },
   { body: false },

@@ -1,6 +1,6 @@
 import type { LoaderFunctionArgs } from "@remix-run/node";
 import { apiJson, apiRoute, requireApiUser } from "~/services/web/api.server";
-import { audit } from "~/services/audit/audit.server";
+import { auditTranscript } from "~/services/audit/events.server";
 import { getTranscript } from "~/services/transcription/transcripts.server";
 
 // SPEC §7 GET /api/transcript_v2/{key} (with or without the leading "transcripts/"). The text fields
@@ -8,14 +8,7 @@ import { getTranscript } from "~/services/transcription/transcripts.server";
 export const loader = apiRoute(async ({ request, params }: LoaderFunctionArgs) => {
   const user = await requireApiUser(request);
   const { row, document } = await getTranscript({ userId: user.id, key: params["*"] });
-  await audit({
-    userId: user.id,
-    action: "transcript.read",
-    entityType: "transcript",
-    entityId: row.storage_key,
-    outcome: "success",
-    request,
-  });
+  await auditTranscript(request, user.id, "transcript.read", row.storage_key);
   return apiJson({
     transcript_key: row.storage_key,
     source_key: row.source_key,

@@ -1,5 +1,5 @@
 import { apiJson, apiPost } from "~/services/web/api.server";
-import { audit } from "~/services/audit/audit.server";
+import { auditRecording } from "~/services/audit/events.server";
 import { updateFileMetadata } from "~/services/recordings/metadata.server";
 
 // SPEC §7 POST /api/update-file-metadata { s3_key, metadata }. The first call after
@@ -7,23 +7,10 @@ import { updateFileMetadata } from "~/services/recordings/metadata.server";
 export const action = apiPost(async ({ request, user, body }) => {
   try {
     const result = await updateFileMetadata({ userId: user.id, key: body.s3_key, metadata: body.metadata });
-    await audit({
-      userId: user.id,
-      action: "recording.metadata",
-      entityType: "recording",
-      entityId: result.key,
-      outcome: "success",
-      request,
-    });
+    await auditRecording(request, user.id, "recording.metadata", result.key);
     return apiJson(result);
   } catch (error) {
-    await audit({
-      userId: user.id,
-      action: "recording.metadata",
-      entityType: "recording",
-      outcome: "failure",
-      request,
-    });
+    await auditRecording(request, user.id, "recording.metadata", undefined, "failure");
     throw error;
   }
 });

@@ -1,6 +1,6 @@
 import { optionalFlag } from "~/services/web/api-fields.server";
 import { apiJson, apiPost } from "~/services/web/api.server";
-import { audit } from "~/services/audit/audit.server";
+import { auditRecording } from "~/services/audit/events.server";
 import { updateFileTags } from "~/services/recordings/metadata.server";
 
 // SPEC §7 POST /api/update-file-tags { s3_key, tags, update_all_related }
@@ -11,13 +11,6 @@ export const action = apiPost(async ({ request, user, body }) => {
     tags: body.tags,
     updateAllRelated: optionalFlag(body, "update_all_related"),
   });
-  await audit({
-    userId: user.id,
-    action: "recording.tags",
-    entityType: "recording",
-    entityId: String(body.s3_key),
-    outcome: "success",
-    request,
-  });
+  await auditRecording(request, user.id, "recording.tags", String(body.s3_key));
   return apiJson(result);
 });

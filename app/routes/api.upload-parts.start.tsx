@@ -1,6 +1,6 @@
 import { optionalText } from "~/services/web/api-fields.server";
 import { apiJson, apiPost } from "~/services/web/api.server";
-import { audit } from "~/services/audit/audit.server";
+import { auditRecording } from "~/services/audit/events.server";
 import { startMultipartUpload } from "~/services/recordings/multipart.server";
 
 // POST /api/upload-parts/start { file_name, file_type, file_size, language_code, additional_context? }
@@ -17,13 +17,6 @@ export const action = apiPost(async ({ request, user, body }) => {
     additionalContext: optionalText(body, "additional_context"),
     consent: body.consent,
   });
-  await audit({
-    userId: user.id,
-    action: "recording.upload-slot",
-    entityType: "recording",
-    entityId: upload.record_id,
-    outcome: "success",
-    request,
-  });
+  await auditRecording(request, user.id, "recording.upload-slot", upload.record_id);
   return apiJson(upload);
 });

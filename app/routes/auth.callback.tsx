@@ -3,7 +3,7 @@ import { useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { AuthCard, primaryButton, Spinner } from "~/components/ui/auth-card";
 import { getUserByIdentity, upsertUserByIdentity } from "~/models/user.server";
-import { audit } from "~/services/audit/audit.server";
+import { auditAccess, auditAccount } from "~/services/audit/events.server";
 import {
   AuthenticationStrengthError,
   clearStateCookies,
@@ -31,7 +31,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
     throw await refuseWeakSignIn(request, null, cleanup);
   }
   if (error) {
-    await audit({ userId: null, action: "auth.signin", outcome: "failure", request });
+    await auditAccess(request, null, "auth.signin", "failure");
     const target = isEmailVerificationError(error, url.searchParams.get("error_description"))
       ? "/verify-email"
       : "/login?failed=1";
@@ -44,7 +44,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
   } catch (failure) {
     if (failure instanceof AuthenticationStrengthError) throw await refuseWeakSignIn(request, failure, cleanup);
     console.warn("[auth] sign-in failed:", failure instanceof Error ? failure.message : failure);
-    await audit({ userId: null, action: "auth.signin", outcome: "failure", request });
+    await auditAccess(request, null, "auth.signin", "failure");
     throw redirect("/login?failed=1", { headers: cookieHeaders(cleanup) });
   }
 
@@ -64,16 +64,9 @@ export async function loader({ request }: LoaderFunctionArgs) {
     idToken: identity.idToken,
     userAgent: request.headers.get("User-Agent"),
   });
-  await audit({
-    userId: user.id,
-    action: "auth.signin",
-    entityType: "user",
-    entityId: user.id,
-    outcome: "success",
-    request,
-  });
+  await auditAccount(request, user.id, "auth.signin", user.id);
   if (previous.userId && previous.userId !== user.id) {
-    await audit({ userId: previous.userId, action: "auth.signout", outcome: "success", request });
+    await auditAccess(request, previous.userId, "auth.signout", "success");
   }
 
   const redirectTo = safeRedirect(await returnToCookie().parse(request.headers.get("Cookie")));
@@ -89,7 +82,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
 async function refuseWeakSignIn(request: Request, failure: AuthenticationStrengthError | null, cleanup: string[]) {
   console.warn("[auth] sign-in refused:", failure?.message ?? "the provider could not reach OIDC_ACR_VALUES");
   const known = failure ? await getUserByIdentity(failure.identity) : undefined;
-  await audit({ userId: known?.id ?? null, action: "auth.signin.acr", outcome: "denied", request });
+  await auditAccess(request, known?.id ?? null, "auth.signin.acr", "denied");
   return redirect("/login?strength=1", { headers: cookieHeaders(cleanup) });
 }
 

@@ -1,6 +1,7 @@
 import { redirect, type LoaderFunctionArgs } from "@remix-run/node";
 import { apiErrorResponse } from "~/services/web/api.server";
-import { audit, clientAddress } from "~/services/audit/audit.server";
+import { auditAccess } from "~/services/audit/events.server";
+import { clientAddress } from "~/services/audit/audit.server";
 import { getAuthenticator, returnToCookie } from "~/services/web/auth.server";
 import { getConfig } from "~/services/config/config.server";
 import { getFixedTFor, getLanguage } from "~/services/web/i18n.server";
@@ -40,7 +41,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
   });
   const redirectTo = safeRedirect(new URL(request.url).searchParams.get("redirectTo"));
   if (!limit.allowed) {
-    await audit({ userId: null, action: "auth.signin.start", outcome: "denied", request });
+    await auditAccess(request, null, "auth.signin.start", "denied");
     throw await tooManyStarts(request, limit.retryAfterSeconds, redirectTo);
   }
   const authenticator = await getAuthenticator();

@@ -1,5 +1,5 @@
 import { redirect, type ActionFunctionArgs } from "@remix-run/node";
-import { audit } from "~/services/audit/audit.server";
+import { auditAccess, auditAccount } from "~/services/audit/events.server";
 import { endSessionUrl } from "~/services/web/auth.server";
 import { getConfig } from "~/services/config/config.server";
 import { getLanguage } from "~/services/web/i18n.server";
@@ -15,12 +15,11 @@ export async function loader() {
 
 export async function action({ request }: ActionFunctionArgs) {
   if (isCrossSiteWrite(request, getConfig().appUrl)) {
-    await audit({ userId: null, action: "csrf.rejected", outcome: "denied", request });
+    await auditAccess(request, null, "csrf.rejected", "denied");
     throw new Response("Cross-site request refused", { status: 403 });
   }
   const { userId, idToken, setCookie } = await endSession(request);
-  if (userId)
-    await audit({ userId, action: "auth.signout", entityType: "user", entityId: userId, outcome: "success", request });
+  if (userId) await auditAccount(request, userId, "auth.signout", userId);
   let target = "/login?signedOut=1";
   try {
     target = (await endSessionUrl(idToken, await getLanguage(request))) ?? target;

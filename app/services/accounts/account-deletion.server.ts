@@ -7,7 +7,7 @@ import {
   markPurgeChecked,
   markPurgeFailed,
 } from "~/models/account.server";
-import { audit } from "../audit/audit.server";
+import { auditAccount } from "../audit/events.server";
 import { getDb } from "../../models/db.server";
 import { stopLetterJob } from "../letters/job.server";
 import { wake } from "../live/bus.server";
@@ -72,14 +72,13 @@ export async function deleteAccount(args: { userId: string; adminId?: string; re
   await purgeOwnerStorage(userId).catch((error: unknown) =>
     console.warn("[account] storage purge failed, the sweep retries:", (error as Error).message),
   );
-  await audit({
-    userId: args.adminId ?? userId,
-    action: args.adminId ? "admin.account-delete" : "account.delete",
-    entityType: "user",
-    entityId: userId,
-    outcome: existed ? "success" : "failure",
-    request: args.request,
-  });
+  await auditAccount(
+    args.request,
+    args.adminId ?? userId,
+    args.adminId ? "admin.account-delete" : "account.delete",
+    userId,
+    existed ? "success" : "failure",
+  );
   return existed;
 }
 

@@ -4,7 +4,7 @@ import {
   deleteSessionsExcept,
   listActiveSessions,
 } from "~/models/session.server";
-import { audit } from "../audit/audit.server";
+import { auditAccount, auditSession, type SessionAction } from "../audit/events.server";
 import { getConfig } from "../config/config.server";
 
 // Settings › "Aktive Sitzungen" (ASVS 5.0 7.5.2, 7.1.2): a user sees where they are signed in and ends the other
@@ -44,9 +44,8 @@ export async function listSessions(args: { userId: string; currentIdHash: string
   }));
 }
 
-async function auditEnded(userId: string, ids: string[], action: string, request?: Request) {
-  for (const id of ids)
-    await audit({ userId, action, entityType: "session", entityId: id, outcome: "success", request });
+async function auditEnded(userId: string, ids: string[], action: SessionAction, request?: Request) {
+  for (const id of ids) await auditSession(request, userId, action, id);
 }
 
 /**
@@ -95,15 +94,7 @@ async function endAsAdmin(args: {
   const ended = await deleteSessionsExcept({ keepIdHash: args.currentIdHash, userIds: args.userIds });
   for (const row of ended) await auditEnded(row.user_id, [row.public_id], "session.admin-end", args.request);
   const accounts = new Set([...(args.userIds ?? []), ...ended.map((row) => row.user_id)]);
-  for (const userId of accounts)
-    await audit({
-      userId: args.adminId,
-      action: "admin.sessions-end",
-      entityType: "user",
-      entityId: userId,
-      outcome: "success",
-      request: args.request,
-    });
+  for (const userId of accounts) await auditAccount(args.request, args.adminId, "admin.sessions-end", userId);
   return ended.length;
 }
 

@@ -1,5 +1,5 @@
 import { ApiError, apiErrorResponse, requireApiUser } from "../web/api.server";
-import { audit } from "../audit/audit.server";
+import { auditAccess, type AdminAction } from "../audit/events.server";
 import { isOperator } from "../web/auth.server";
 import { getConfig } from "../config/config.server";
 import { notFound } from "../web/not-found.server";
@@ -18,7 +18,11 @@ export type AdminGate = { admin: boolean; user: SessionUser; currentIdHash: stri
  * A dashboard page: 404 unless the address is the configured hidden path (ADMIN_PATH), sign-in as anywhere
  * else, then the operator check. A refusal is audited under `action` (the layout passes none: its page does).
  */
-export async function adminGate(request: Request, params: { adminPath?: string }, action?: string): Promise<AdminGate> {
+export async function adminGate(
+  request: Request,
+  params: { adminPath?: string },
+  action?: AdminAction,
+): Promise<AdminGate> {
   if (`/${params.adminPath ?? ""}` !== getConfig().admin.path) {
     // `/api/audit` and `/api/usage.csv` land here rather than on api.$.tsx: unknown API paths answer JSON.
     if (params.adminPath?.toLowerCase() === "api") throw apiErrorResponse(404, "Not found");
@@ -26,17 +30,17 @@ export async function adminGate(request: Request, params: { adminPath?: string }
   }
   const { user, currentIdHash } = await requireUserSession(request);
   const admin = isOperator(user);
-  if (action) await audit({ userId: user.id, action, outcome: admin ? "success" : "denied", request });
+  if (action) await auditAccess(request, user.id, action, admin ? "success" : "denied");
   return { admin, user, currentIdHash };
 }
 
 /** A JSON call for admins only: 401 without credentials, 403 with SPEC §8's message for everyone else. */
-export async function requireApiAdmin(request: Request, action: string) {
+export async function requireApiAdmin(request: Request, action: AdminAction) {
   const user = await requireApiUser(request);
   if (!isOperator(user)) {
-    await audit({ userId: user.id, action, outcome: "denied", request });
+    await auditAccess(request, user.id, action, "denied");
     throw new ApiError(403, ACCESS_DENIED);
   }
-  await audit({ userId: user.id, action, outcome: "success", request });
+  await auditAccess(request, user.id, action, "success");
   return user;
 }

@@ -1,6 +1,6 @@
 import { toTemplateLanguage, type Language } from "~/i18n";
 import { apiJson } from "../web/api.server";
-import { audit } from "../audit/audit.server";
+import { auditChat, auditChatMessage } from "../audit/events.server";
 import { DomainError, statusFor } from "../web/domain-error.server";
 import { getFixedTFor } from "../web/i18n.server";
 import { chatErrorText, readChatForm } from "./chat-form.server";
@@ -33,17 +33,10 @@ export async function streamChatAnswer(args: { request: Request; userId: string;
     });
   } catch (error) {
     if (!(error instanceof DomainError)) throw error;
-    await audit({ userId, action: "chat.ask", entityType: "chat", outcome: "failure", request });
+    await auditChat(request, userId, "chat.ask", "failure");
     return apiJson({ detail: await chatErrorText(language, error) }, { status: statusFor(error.kind) });
   }
-  await audit({
-    userId,
-    action: "chat.ask",
-    entityType: "chat_message",
-    entityId: prepared.answerId,
-    outcome: "success",
-    request,
-  });
+  await auditChatMessage(request, userId, "chat.ask", prepared.answerId);
   const apology = (await getFixedTFor(language, ["chat"]))("chat:errors.apology");
   const encoder = new TextEncoder();
   let open = true;

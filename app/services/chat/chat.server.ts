@@ -12,7 +12,7 @@ import {
   touchPendingAnswer,
 } from "~/models/chat.server";
 import { lockUser } from "~/models/saved-prompt.server";
-import { audit } from "../audit/audit.server";
+import { auditChatMessage } from "../audit/events.server";
 import { getConfig } from "../config/config.server";
 import { getDb } from "../../models/db.server";
 import { DomainError } from "../web/domain-error.server";
@@ -210,7 +210,7 @@ export async function answerQuestion(prepared: PreparedQuestion, onText?: TextSi
     const content = result.content.trim();
     if (!content) throw new Error("the model answered with no text");
     await finishAnswer({ ownerId: userId, id: answerId, status: "done", content, contextTruncated });
-    await audit({ userId, action: "chat.answer", entityType: "chat_message", entityId: answerId, outcome: "success" });
+    await auditChatMessage(undefined, userId, "chat.answer", answerId);
     return { status: "done", content, contextTruncated };
   } catch (error) {
     // The message of an engine failure names the engine and the status, never the conversation.
@@ -218,13 +218,7 @@ export async function answerQuestion(prepared: PreparedQuestion, onText?: TextSi
     await finishAnswer({ ownerId: userId, id: answerId, status: "failed", content: "", contextTruncated }).catch(
       (finishError: unknown) => console.warn("[chat] could not record the failure:", (finishError as Error).message),
     );
-    await audit({
-      userId,
-      action: "chat.answer",
-      entityType: "chat_message",
-      entityId: answerId,
-      outcome: "failure",
-    }).catch(() => undefined);
+    await auditChatMessage(undefined, userId, "chat.answer", answerId, "failure").catch(() => undefined);
     return { status: "failed" };
   } finally {
     clearInterval(heartbeat);

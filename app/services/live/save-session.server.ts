@@ -1,7 +1,7 @@
 import { LIVE_SAMPLE_RATE, type ServerMessage } from "~/live/protocol";
 import { deleteLiveContent, liveMessagesAfter, readLiveAudio, updateLiveSession } from "~/models/live-session.server";
 import { ApiError, apiJson, apiRoute, readJsonBody, requireApiUser } from "../web/api.server";
-import { audit } from "../audit/audit.server";
+import { auditLive } from "../audit/events.server";
 import { statusFor } from "../web/domain-error.server";
 import { wake } from "./bus.server";
 import { liveError } from "./transport-http.server";
@@ -88,14 +88,7 @@ export function saveSessionRoute(request: Request, id: string) {
       await updateLiveSession(session.id, { status: "saved" });
       await wake("control", session.id);
       await deleteLiveContent(session.id);
-      await audit({
-        userId: user.id,
-        action: "live.save",
-        entityType: "live_session",
-        entityId: session.id,
-        outcome: "success",
-        request,
-      });
+      await auditLive(request, user.id, "live.save", session.id);
       return apiJson({ ...saved, recording_key: saved.audio_key });
     } catch (error) {
       // Domain errors (validation, 'No transcript content to save') are answered by apiRoute.

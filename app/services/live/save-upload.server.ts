@@ -4,7 +4,7 @@ import path from "node:path";
 import type { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { scanUploadedFile } from "../antivirus/antivirus.server";
-import { audit } from "../audit/audit.server";
+import { auditRecording } from "../audit/events.server";
 import { getDb } from "../../models/db.server";
 import { DomainError } from "../web/domain-error.server";
 import { autoCreateLetter } from "../letters/letters.server";
@@ -70,14 +70,7 @@ export async function confirmRealtimeAudio(args: { userId: string; key: unknown;
   });
   if (!verdict.allowed) throw new DomainError("rate_limited", "recordings:errors.tooManyRequests");
   const outcome = (value: "success" | "failure") =>
-    audit({
-      userId: args.userId,
-      action: "recording.live-audio",
-      entityType: "recording",
-      entityId: recording.id,
-      outcome: value,
-      request: args.request,
-    });
+    auditRecording(args.request, args.userId, "recording.live-audio", recording.id, value);
   const early = head.size === 0 ? EMPTY_FILE_MESSAGE : head.size > MAX_AUDIO_BYTES ? tooLargeMessage(head.size) : null;
   if (early) {
     await storage.delete(staging);

@@ -4,7 +4,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { insertTranscript } from "~/models/transcript.server";
-import { audit } from "../audit/audit.server";
+import { auditRecording } from "../audit/events.server";
 import { getConfig } from "../config/config.server";
 import { getDb } from "../../models/db.server";
 import { confirmConsent } from "../recordings/consent.server";
@@ -194,13 +194,7 @@ export async function saveRealtimeTranscript(args: SaveRealtimeArgs): Promise<Sa
       });
   } catch (error) {
     for (const key of written) await storage.delete(key).catch(() => undefined);
-    await audit({
-      userId,
-      action: "recording.live-save",
-      entityType: "recording",
-      outcome: "failure",
-      request: args.request,
-    });
+    await auditRecording(args.request, userId, "recording.live-save", undefined, "failure");
     if (error instanceof DomainError) throw error;
     // The reason goes to the log; the clinician hears SPEC §8's 'Failed to save transcript'.
     console.warn("[live-save] save failed:", error instanceof Error ? error.message : error);
@@ -215,14 +209,7 @@ export async function saveRealtimeTranscript(args: SaveRealtimeArgs): Promise<Sa
     for (const key of written) if (!keep.has(key)) await storage.delete(key).catch(() => undefined);
     return saved.existing;
   }
-  await audit({
-    userId,
-    action: "recording.live-save",
-    entityType: "recording",
-    entityId: saved.recordingId,
-    outcome: "success",
-    request: args.request,
-  });
+  await auditRecording(args.request, userId, "recording.live-save", saved.recordingId);
   // Recognised by the browser's own connection (direct mode, a JSON client): the relay never metered it.
   if (!args.pcmAudio) meterLiveAudio({ userId, seconds: saved.seconds, engine });
   if (later) {

@@ -1,6 +1,6 @@
 import { LIVE_BUFFER_BYTES } from "~/live/protocol";
 import { ApiError, apiJson, readJsonBody, requireApiUser } from "../web/api.server";
-import { audit } from "../audit/audit.server";
+import { auditLive } from "../audit/events.server";
 import { subscribe } from "./bus.server";
 import {
   acceptAudio,
@@ -76,14 +76,7 @@ export function createSessionRoute(request: Request) {
       consent: body.consent,
     });
     if (created.id === null) return apiJson(created);
-    await audit({
-      userId: user.id,
-      action: "live.create",
-      entityType: "live_session",
-      entityId: created.id,
-      outcome: "success",
-      request,
-    });
+    await auditLive(request, user.id, "live.create", created.id);
     return apiJson(created, { status: 201 });
   });
 }
@@ -184,14 +177,7 @@ export function sessionAction(request: Request, path: string) {
         return new Response(null, { status: 202 });
       case "discard":
         await discardLive({ userId: user.id, id });
-        await audit({
-          userId: user.id,
-          action: "live.discard",
-          entityType: "live_session",
-          entityId: id,
-          outcome: "success",
-          request,
-        });
+        await auditLive(request, user.id, "live.discard", id);
         return new Response(null, { status: 204 });
       default:
         throw new ApiError(404, "Not found");

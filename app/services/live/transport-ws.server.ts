@@ -3,7 +3,7 @@ import type { Duplex } from "node:stream";
 import { WebSocketServer, type RawData, type WebSocket } from "ws";
 import { LIVE_BUFFER_BYTES, SIGNED_OUT_REASON, type NumberedMessage } from "~/live/protocol";
 import { findLiveSession, type LiveSessionRow } from "~/models/live-session.server";
-import { audit } from "../audit/audit.server";
+import { auditLive } from "../audit/events.server";
 import { auditNotFound } from "../audit/not-found-audit.server";
 import { getConfig } from "../config/config.server";
 import { readSession } from "../web/session.server";
@@ -68,14 +68,7 @@ export async function handleLiveUpgrade(req: IncomingMessage, socket: Duplex, he
       await auditNotFound(request, known).catch(() => undefined);
       return refuse(socket, 404, "Not Found");
     }
-    await audit({
-      userId: state.user.id,
-      action: "live.connect",
-      entityType: "live_session",
-      entityId: session.id,
-      outcome: "success",
-      request,
-    });
+    await auditLive(request, state.user.id, "live.connect", session.id);
     server.handleUpgrade(req, socket, head, (ws) => serve(ws, { userId: state.user.id, session, request }));
   } catch (error) {
     console.warn("[live] upgrade failed:", error instanceof Error ? error.message : error);

@@ -9,7 +9,7 @@ import {
 } from "~/models/recording.server";
 import { deleteContextUploadByKey, listStaleContextUploads } from "~/models/context-upload.server";
 import { isLiveRecording } from "~/models/live-recording.server";
-import { audit } from "../audit/audit.server";
+import { auditRecording } from "../audit/events.server";
 import { getConfig } from "../config/config.server";
 import { liveUploadKey } from "../live/save-upload.server";
 import { requireAudio, requireRecording } from "./recordings.server";
@@ -116,13 +116,7 @@ export async function deleteAudioPastRetention(now = new Date()) {
     await storage.delete(recording.storage_key);
     if (isLiveRecording(recording)) await storage.delete(liveUploadKey(recording.storage_key));
     await markAudioDeleted({ ownerId: recording.owner_id, id: recording.id, at: now });
-    await audit({
-      userId: recording.owner_id,
-      action: "recording.audio-retention",
-      entityType: "recording",
-      entityId: recording.id,
-      outcome: "success",
-    });
+    await auditRecording(undefined, recording.owner_id, "recording.audio-retention", recording.id);
   }
   return { audio: due.length };
 }
@@ -139,13 +133,7 @@ async function deleteTextsPastRetention(now: Date) {
   if (letterRetentionMs !== null) {
     for (const recording of await listReleasedBefore({ before: new Date(now.getTime() - letterRetentionMs) })) {
       await deleteAll({ userId: recording.owner_id, key: recording.storage_key });
-      await audit({
-        userId: recording.owner_id,
-        action: "recording.letter-retention",
-        entityType: "recording",
-        entityId: recording.id,
-        outcome: "success",
-      });
+      await auditRecording(undefined, recording.owner_id, "recording.letter-retention", recording.id);
       letters += 1;
     }
   }
@@ -154,13 +142,7 @@ async function deleteTextsPastRetention(now: Date) {
     const before = new Date(now.getTime() - transcriptRetentionMs);
     for (const recording of await listReleasedBefore({ before, withTranscript: true })) {
       await removeTranscription({ userId: recording.owner_id, recordingId: recording.id });
-      await audit({
-        userId: recording.owner_id,
-        action: "recording.transcript-retention",
-        entityType: "recording",
-        entityId: recording.id,
-        outcome: "success",
-      });
+      await auditRecording(undefined, recording.owner_id, "recording.transcript-retention", recording.id);
       transcripts += 1;
     }
   }
@@ -176,12 +158,11 @@ export async function deletePastRetention(now = new Date()) {
   const { audio } = await deleteAudioPastRetention(now);
   const counts = { audio, transcripts, letters };
   if (audio + transcripts + letters > 0)
-    await audit({
-      userId: null,
-      action: "retention.sweep",
-      entityType: "recording",
-      entityId: `audio:${audio} transcripts:${transcripts} letters:${letters}`,
-      outcome: "success",
-    });
+    await auditRecording(
+      undefined,
+      null,
+      "retention.sweep",
+      `audio:${audio} transcripts:${transcripts} letters:${letters}`,
+    );
   return counts;
 }

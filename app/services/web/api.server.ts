@@ -2,7 +2,7 @@ import { json } from "@remix-run/node";
 import { isLanguage, type Language } from "~/i18n";
 import { getUserByIdentity, upsertUserByIdentity } from "~/models/user.server";
 import { InsufficientScopeError } from "./api-scope.server";
-import { audit } from "../audit/audit.server";
+import { auditAccess } from "../audit/events.server";
 import { AuthenticationStrengthError, verifyAccessToken } from "./auth.server";
 import { getConfig } from "../config/config.server";
 import { DomainError, statusFor } from "./domain-error.server";
@@ -64,7 +64,7 @@ async function identifyApiUser(request: Request): Promise<SessionUser & { via: "
     } catch (failure) {
       if (failure instanceof AuthenticationStrengthError) throw await refuseWeakToken(request, failure);
       if (failure instanceof InsufficientScopeError) throw await refuseUnscopedToken(request, failure);
-      await audit({ userId: null, action: "api.bearer", outcome: "denied", request });
+      await auditAccess(request, null, "api.bearer", "denied");
       throw new ApiError(401, "Unauthorized");
     }
     // A user who never signed in to the web app still gets an account keyed by issuer + subject.
@@ -108,7 +108,7 @@ async function identifyApiUser(request: Request): Promise<SessionUser & { via: "
  */
 async function refuseWeakToken(request: Request, failure: AuthenticationStrengthError) {
   const known = await getUserByIdentity(failure.identity);
-  await audit({ userId: known?.id ?? null, action: "api.bearer.acr", outcome: "denied", request });
+  await auditAccess(request, known?.id ?? null, "api.bearer.acr", "denied");
   const acrValues = getConfig().oidc.acrValues?.join(" ") ?? "";
   return new ApiError(401, "Unauthorized", {
     "WWW-Authenticate": `Bearer error="insufficient_user_authentication", acr_values="${acrValues}"`,
@@ -122,7 +122,7 @@ async function refuseWeakToken(request: Request, failure: AuthenticationStrength
  */
 async function refuseUnscopedToken(request: Request, failure: InsufficientScopeError) {
   const known = await getUserByIdentity(failure.identity);
-  await audit({ userId: known?.id ?? null, action: "api.bearer.scope", outcome: "denied", request });
+  await auditAccess(request, known?.id ?? null, "api.bearer.scope", "denied");
   return new ApiError(403, "Forbidden", {
     "WWW-Authenticate": `Bearer error="insufficient_scope", scope="${failure.scope}"`,
   });

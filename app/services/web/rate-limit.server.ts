@@ -1,5 +1,5 @@
 import { sql } from "kysely";
-import { audit } from "../audit/audit.server";
+import { auditAccess } from "../audit/events.server";
 import { getDb } from "../../models/db.server";
 
 // Fixed-window counters in the database so that every app instance shares them
@@ -28,7 +28,7 @@ export async function hitRateLimit(args: {
   // A refusal is a security event (ASVS 16.3.3), but a script hammering the door must not fill the audit trail:
   // one row per user, kind and window, at the first refusal.
   if (args.userId && row.hits === args.limit + 1)
-    await audit({ userId: args.userId, action: `rate-limit.${args.bucket.split(":")[0]}`, outcome: "denied" });
+    await auditAccess(undefined, args.userId, `rate-limit.${args.bucket.split(":")[0]}`, "denied");
   return {
     allowed: row.hits <= args.limit,
     remaining: Math.max(0, args.limit - row.hits),

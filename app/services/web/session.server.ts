@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { redirect } from "@remix-run/node";
 import { deleteSession, findSession, insertSession, touchSession } from "~/models/session.server";
-import { audit } from "../audit/audit.server";
+import { auditAccess } from "../audit/events.server";
 import { getConfig } from "../config/config.server";
 import { siteCookie } from "./cookies.server";
 import { deviceLabel } from "../accounts/device-label.server";
@@ -131,7 +131,7 @@ export async function getOptionalUser(request: Request) {
 export async function requireUser(request: Request): Promise<SessionUser> {
   const config = getConfig();
   if (isCrossSiteWrite(request, config.appUrl)) {
-    await audit({ userId: null, action: "csrf.rejected", outcome: "denied", request });
+    await auditAccess(request, null, "csrf.rejected", "denied");
     throw new Response("Cross-site request refused", { status: 403 });
   }
   const state = await readSession(request);
