@@ -1,9 +1,10 @@
-import { json, redirect, type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-run/node";
+import { parseWithZod } from "@conform-to/zod";
+import { json, type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { button } from "~/components/ui/buttons";
 import { Modal } from "~/components/ui/modal";
-import { audit } from "~/services/audit/audit.server";
+import { auditLetter } from "~/services/audit/events.server";
 import { DomainError } from "~/services/web/domain-error.server";
 import { hideAsNotFound } from "~/services/web/not-found.server";
 import { getFixedTFor, getLanguage } from "~/services/web/i18n.server";
@@ -12,7 +13,8 @@ import { letterLanguage, requestLetter } from "~/services/letters/letters.server
 import { requireUser } from "~/services/web/session.server";
 import { meterCall } from "~/services/admin/usage.server";
 import { listUserTemplates } from "~/services/templates/templates.server";
-import { setToast } from "~/services/web/toast.server";
+import { redirectWithToast } from "~/services/web/toast.server";
+import { CHOOSE_TEMPLATE, redoSchema } from "./_app.arztbriefe.$/redo.schema";
 
 // SPEC §2 template-selection dialog in redo mode, over the Arztbriefe list: the user's templates of the
 // letter's language (system and custom, two columns when custom ones exist), the current template shown
@@ -45,14 +47,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
       return { name: "", problem: LANGUAGE_MISSING, current: null, system: [], custom: [] };
     return hideLetter(error);
   }
-  await audit({
-    userId: user.id,
-    action: "letter.read",
-    entityType: "letter",
-    entityId: letter.key,
-    outcome: "success",
-    request,
-  });
+  await auditLetter(request, user.id, "letter.read", letter.key);
   const problem = redoProblem(letter);
   const currentId = letter.metadata.template_id;
   const templates = problem
@@ -74,28 +69,28 @@ export async function action({ request, params }: ActionFunctionArgs) {
   const form = await request.formData();
   const letter = await getLetter({ userId: user.id, key: params["*"] }).catch(hideLetter);
   const t = await getFixedTFor(await getLanguage(request), ["common", "recordings", "letters"]);
-  const entry = { userId: user.id, action: "letter.redo", entityType: "letter", entityId: letter.key, request };
-  const templateId = String(form.get("templateId") ?? "").trim();
-  const problem = redoProblem(letter) ?? (templateId ? null : "letters:redo.chooseTemplate");
-  if (problem) {
-    await audit({ ...entry, outcome: "failure" });
-    return json({ error: t(problem) }, { status: 400 });
+  const redone = (outcome: "success" | "failure") => auditLetter(request, user.id, "letter.redo", letter.key, outcome);
+  const submission = parseWithZod(form, { schema: redoSchema });
+  // The letter's own problem first; otherwise the form's only failure: no template chosen.
+  const problem = redoProblem(letter);
+  if (problem || submission.status !== "success") {
+    await redone("failure");
+    return json({ error: t(problem ?? CHOOSE_TEMPLATE) }, { status: 400 });
   }
+  const { templateId } = submission.value;
   meterCall(user.id, "medical-letter-v2");
   try {
     await requestLetter({ userId: user.id, sourceKey: letter.metadata.source_key, kind: "redo", templateId });
   } catch (error) {
     if (!(error instanceof DomainError)) throw error;
-    await audit({ ...entry, outcome: "failure" });
+    await redone("failure");
     // The recording behind the letter is gone: SPEC §8 "source file not found".
     const key =
       error.message === "recordings:errors.recordingNotFound" ? "letters:errors.sourceNotFound" : error.message;
     return json({ error: t(key, error.values) }, { status: error.kind === "rate_limited" ? 429 : 400 });
   }
-  await audit({ ...entry, outcome: "success" });
-  return redirect("/arztbriefe", {
-    headers: { "Set-Cookie": await setToast({ type: "success", key: "letters:toast.redoStarted" }) },
-  });
+  await redone("success");
+  return redirectWithToast("/arztbriefe", { type: "success", key: "letters:toast.redoStarted" });
 }
 
 export default function RedoDialog() {

@@ -18,6 +18,11 @@ export function textField(whenMissing = "") {
   return z.preprocess((value) => (value === undefined ? whenMissing : firstValue(value)), z.string().default(""));
 }
 
+/** A text field that must not be blank: trimmed, with `message` (an i18n key) when missing, empty or blank. */
+export function requiredTextField(message: string) {
+  return z.preprocess(firstValue, z.string({ required_error: message }).trim().min(1, message));
+}
+
 /** A text field whose absence is not the same as its being empty (FormData.get's null): null when missing. */
 export function nullableTextField() {
   return z.preprocess((value) => (value === undefined ? null : firstValue(value)), z.string().default("").nullable());
