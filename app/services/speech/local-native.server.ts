@@ -1,9 +1,7 @@
-import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { stat } from "node:fs/promises";
 import { createRequire } from "node:module";
 import path from "node:path";
-import { childEnv } from "../config/child-env.server";
+import { filesStamp, probeReason, probeSaid, runProbeProcess } from "./local-probe.server";
 import { SpeechEngineError } from "./types";
 
 // The local engine's two native modules, loaded on first use only, so the app starts (and every other engine
@@ -201,46 +199,21 @@ const [kind, mod, ...files] = process.argv.slice(1);
 `;
 
 const PROBE_TIMEOUT_MS = 120_000;
+/** The lines of a failed check that say what went wrong. */
+const TELLING_LINE = /error|fail|invalid|what\(\)|terminate|wrong|unknown|not /i;
 const probes = new Map<string, Promise<ProbeFailure | undefined>>();
-
-function lastLines(text: string) {
-  const lines = text
-    .split("\n")
-    .map((l) => l.trim())
-    .filter((l) => /error|fail|invalid|what\(\)|terminate|wrong|unknown|not /i.test(l));
-  const picked = (lines.length ? lines : text.split("\n").filter(Boolean)).slice(-3).join(" | ");
-  return picked.length > 400 ? `${picked.slice(0, 400)}…` : picked;
-}
 
 type ProbeFailure = { reason: string; step?: string };
 
-function runProbe(kind: ProbeKind, modulePath: string, files: string[]): Promise<ProbeFailure | undefined> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ["-e", PROBE_SOURCE, "--", kind, modulePath, ...files], {
-      stdio: ["ignore", "ignore", "pipe"],
-      env: childEnv(),
-    });
-    let stderr = "";
-    child.stderr.setEncoding("utf8");
-    child.stderr.on("data", (chunk: string) => {
-      stderr = (stderr + chunk).slice(-20_000);
-    });
-    const timer = setTimeout(() => child.kill("SIGKILL"), PROBE_TIMEOUT_MS);
-    child.on("error", (error) => {
-      clearTimeout(timer);
-      resolve({ reason: `could not start a check process: ${error.message}` });
-    });
-    child.on("close", (code, signal) => {
-      clearTimeout(timer);
-      if (code === 0) return resolve(undefined);
-      const why = signal ? `the loader crashed (${signal})` : `the loader failed (exit ${code})`;
-      const lines = stderr.split("\n");
-      const steps = lines.filter((l) => l.startsWith(PROBE_STEP));
-      const step = steps.length ? steps[steps.length - 1].slice(PROBE_STEP.length).trim() : undefined;
-      const said = lastLines(lines.filter((l) => !l.startsWith(PROBE_STEP)).join("\n"));
-      resolve({ reason: said ? `${why}: ${said}` : why, step });
-    });
-  });
+async function runProbe(kind: ProbeKind, modulePath: string, files: string[]): Promise<ProbeFailure | undefined> {
+  const failure = await runProbeProcess(PROBE_SOURCE, [kind, modulePath, ...files], PROBE_TIMEOUT_MS);
+  if (!failure) return undefined;
+  if (failure.stderr === undefined) return { reason: failure.why };
+  const lines = failure.stderr.split("\n");
+  const steps = lines.filter((l) => l.startsWith(PROBE_STEP));
+  const step = steps.length ? steps[steps.length - 1].slice(PROBE_STEP.length).trim() : undefined;
+  const said = probeSaid(lines.filter((l) => !l.startsWith(PROBE_STEP)).join("\n"), TELLING_LINE);
+  return { reason: probeReason(failure.why, said), step };
 }
 
 /**
@@ -255,13 +228,9 @@ export async function probeModels(
 }
 
 async function probe(kind: ProbeKind, files: string[], args: string[]): Promise<ProbeFailure | undefined> {
-  let stats: Awaited<ReturnType<typeof stat>>[];
-  try {
-    stats = await Promise.all(files.map((f) => stat(f)));
-  } catch (error) {
-    return { reason: `cannot be read (${(error as Error).message})` };
-  }
-  const key = [kind, ...args, ...files.map((f, i) => `${f}:${stats[i].size}:${stats[i].mtimeMs}`)].join("|");
+  const stamped = await filesStamp(files);
+  if ("unreadable" in stamped) return { reason: stamped.unreadable };
+  const key = [kind, ...args, stamped.stamp].join("|");
   let result = probes.get(key);
   if (!result) {
     const modulePath = kind === "whisper" ? smartWhisperAddonPath() : require.resolve("sherpa-onnx-node");

@@ -1,9 +1,9 @@
-import { spawn } from "node:child_process";
 import { constants } from "node:fs";
 import { access, open, readFile, stat } from "node:fs/promises";
 import { createRequire } from "node:module";
-import { childEnv } from "../config/child-env.server";
+import { createModelLane } from "./local-model-lane.server";
 import { loadSherpaOnnx } from "./local-native.server";
+import { filesStamp, probeReason, probeSaid, runProbeProcess } from "./local-probe.server";
 import { SAMPLE_RATE } from "./local-wav.server";
 import type { WhisperWorker } from "./local-whisper.server";
 import { wordsFromWhisper, type WhisperToken, type WindowPiece } from "./local-words.server";
@@ -188,43 +188,20 @@ process.exit(0);
 `;
 
 const PROBE_TIMEOUT_MS = 180_000;
+/** The lines of a failed check that say what went wrong. */
+const TELLING_LINE = /error|fail|invalid|what\(\)|terminate|wrong|unknown|not |!=|does not exist|expect/i;
 const probes = new Map<string, Promise<string | undefined>>();
 
-function whatItSaid(text: string) {
-  const lines = text
-    .split("\n")
-    .map((l) => l.trim())
-    .filter((l) => /error|fail|invalid|what\(\)|terminate|wrong|unknown|not |!=|does not exist|expect/i.test(l));
-  const picked = (lines.length ? lines : text.split("\n").filter(Boolean)).slice(-3).join(" | ");
-  return picked.length > 400 ? `${picked.slice(0, 400)}…` : picked;
-}
-
-function runProbe(config: ParakeetConfig): Promise<string | undefined> {
-  return new Promise((resolve) => {
-    const recognizerConfig = JSON.stringify(parakeetRecognizerConfig({ ...config, threads: 1 }));
-    const child = spawn(
-      process.execPath,
-      ["-e", PROBE_SOURCE, "--", require.resolve("sherpa-onnx-node"), recognizerConfig],
-      { stdio: ["ignore", "ignore", "pipe"], env: childEnv() },
-    );
-    let stderr = "";
-    child.stderr.setEncoding("utf8");
-    child.stderr.on("data", (chunk: string) => {
-      stderr = (stderr + chunk).slice(-20_000);
-    });
-    const timer = setTimeout(() => child.kill("SIGKILL"), PROBE_TIMEOUT_MS);
-    child.on("error", (error) => {
-      clearTimeout(timer);
-      resolve(`could not start a check process: ${error.message}`);
-    });
-    child.on("close", (code, signal) => {
-      clearTimeout(timer);
-      if (code === 0) return resolve(undefined);
-      const why = signal ? `the loader crashed (${signal})` : `the loader failed (exit ${code})`;
-      const said = whatItSaid(stderr);
-      resolve(said ? `${why}: ${said}` : why);
-    });
-  });
+async function runProbe(config: ParakeetConfig): Promise<string | undefined> {
+  const recognizerConfig = JSON.stringify(parakeetRecognizerConfig({ ...config, threads: 1 }));
+  const failure = await runProbeProcess(
+    PROBE_SOURCE,
+    [require.resolve("sherpa-onnx-node"), recognizerConfig],
+    PROBE_TIMEOUT_MS,
+  );
+  if (!failure) return undefined;
+  if (failure.stderr === undefined) return failure.why;
+  return probeReason(failure.why, probeSaid(failure.stderr, TELLING_LINE));
 }
 
 /**
@@ -232,18 +209,12 @@ function runProbe(config: ParakeetConfig): Promise<string | undefined> {
  * Remembered per file, size and modification time, so a replaced file is checked again.
  */
 export async function probeParakeet(config: ParakeetConfig): Promise<string | undefined> {
-  const files = [config.encoder, config.decoder, config.joiner, config.tokens];
-  let stats: Awaited<ReturnType<typeof stat>>[];
-  try {
-    stats = await Promise.all(files.map((f) => stat(f)));
-  } catch (error) {
-    return `cannot be read (${(error as Error).message})`;
-  }
-  const key = files.map((f, i) => `${f}:${stats[i].size}:${stats[i].mtimeMs}`).join("|");
-  let probe = probes.get(key);
+  const stamped = await filesStamp([config.encoder, config.decoder, config.joiner, config.tokens]);
+  if ("unreadable" in stamped) return stamped.unreadable;
+  let probe = probes.get(stamped.stamp);
   if (!probe) {
     probe = runProbe(config);
-    probes.set(key, probe);
+    probes.set(stamped.stamp, probe);
   }
   return probe;
 }
@@ -309,80 +280,31 @@ export function parakeetWorker(config: ParakeetConfig, options: ParakeetWorkerOp
   return worker;
 }
 
-type LaneJob = { task: () => Promise<unknown>; urgent: boolean; done: (run: Promise<unknown>) => void };
-
 function describe(config: ParakeetConfig) {
   return `Parakeet model (encoder ${config.encoder}, decoder ${config.decoder}, joiner ${config.joiner}, tokens ${config.tokens})`;
 }
 
 function createParakeetWorker(config: ParakeetConfig, idleUnloadMs: number): ParakeetWorker {
-  let recognizer: OfflineRecognizer | undefined;
-  let idleTimer: NodeJS.Timeout | undefined;
-  let holds = 0;
   // One decode at a time (bounded memory: one model, one window); loading and unloading use the same lane.
-  const queue: LaneJob[] = [];
-  let busy = false;
-
-  async function drain() {
-    if (busy) return;
-    busy = true;
-    for (let job = queue.shift(); job; job = queue.shift()) {
-      const run = job.task();
-      job.done(run);
-      await run.catch(() => undefined);
-    }
-    busy = false;
-  }
-
-  function exclusive<T>(task: () => Promise<T>, urgent = false): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      const job: LaneJob = { task, urgent, done: (run) => (run as Promise<T>).then(resolve, reject) };
-      const at = urgent ? queue.findIndex((queued) => !queued.urgent) : -1;
-      if (at >= 0) queue.splice(at, 0, job);
-      else queue.push(job);
-      void drain();
-    });
-  }
-
-  async function free() {
-    recognizer = undefined;
-  }
-
-  function scheduleUnload() {
-    clearTimeout(idleTimer);
-    if (holds > 0) return;
-    idleTimer = setTimeout(() => void exclusive(free).catch(() => undefined), idleUnloadMs);
-    idleTimer.unref();
-  }
-
-  /** Inside the lane only. */
-  async function loaded(): Promise<OfflineRecognizer> {
-    if (recognizer) return recognizer;
-    const problems = await parakeetModelProblems(config);
-    if (problems.length) throw parakeetModelsError(problems);
-    const sherpa = loadSherpaOnnx().module as unknown as SherpaOfflineAsr;
-    const failed = await probeParakeet(config);
-    if (failed) throw parakeetModelsError([`${describe(config)} cannot be loaded: ${failed}`]);
-    try {
-      recognizer = await sherpa.OfflineRecognizer.createAsync(parakeetRecognizerConfig(config));
-    } catch (error) {
-      throw parakeetModelsError([`${describe(config)} cannot be loaded: ${(error as Error).message}`]);
-    }
-    recognizersInMemory += 1;
-    finalised.register(recognizer, undefined);
-    return recognizer;
-  }
-
-  function inLane<T>(task: (recognizer: OfflineRecognizer) => Promise<T>, urgent = false) {
-    return exclusive(async () => {
-      clearTimeout(idleTimer);
+  const lane = createModelLane<OfflineRecognizer>({
+    idleUnloadMs,
+    async load() {
+      const problems = await parakeetModelProblems(config);
+      if (problems.length) throw parakeetModelsError(problems);
+      const sherpa = loadSherpaOnnx().module as unknown as SherpaOfflineAsr;
+      const failed = await probeParakeet(config);
+      if (failed) throw parakeetModelsError([`${describe(config)} cannot be loaded: ${failed}`]);
+      let recognizer: OfflineRecognizer;
       try {
-        return await task(await loaded());
-      } finally {
-        scheduleUnload();
+        recognizer = await sherpa.OfflineRecognizer.createAsync(parakeetRecognizerConfig(config));
+      } catch (error) {
+        throw parakeetModelsError([`${describe(config)} cannot be loaded: ${(error as Error).message}`]);
       }
-    }, urgent);
-  }
+      recognizersInMemory += 1;
+      finalised.register(recognizer, undefined);
+      return recognizer;
+    },
+  });
 
   async function decode(loadedRecognizer: OfflineRecognizer, pcm: Float32Array): Promise<ParakeetResult> {
     try {
@@ -397,7 +319,7 @@ function createParakeetWorker(config: ParakeetConfig, idleUnloadMs: number): Par
   }
 
   return {
-    load: () => inLane(async () => undefined, true),
+    load: () => lane.run(async () => undefined, true),
 
     // `language` and `prompt` are ignored: Parakeet v3 detects the language and takes no prompt (see above).
     async recognise(pcm, request) {
@@ -406,25 +328,12 @@ function createParakeetWorker(config: ParakeetConfig, idleUnloadMs: number): Par
         input = new Float32Array(MIN_WINDOW_SAMPLES);
         input.set(pcm);
       }
-      const result = await inLane((loadedRecognizer) => decode(loadedRecognizer, input), request.urgent);
+      const result = await lane.run((loadedRecognizer) => decode(loadedRecognizer, input), request.urgent);
       return wordsFromParakeet(result, { windowSeconds: input.length / SAMPLE_RATE, pieces: request.pieces });
     },
 
-    hold() {
-      holds += 1;
-      clearTimeout(idleTimer);
-      let released = false;
-      return () => {
-        if (released) return;
-        released = true;
-        holds -= 1;
-        if (holds === 0 && recognizer) scheduleUnload();
-      };
-    },
+    hold: () => lane.hold(),
 
-    unload() {
-      clearTimeout(idleTimer);
-      return exclusive(free);
-    },
+    unload: () => lane.unload(),
   };
 }

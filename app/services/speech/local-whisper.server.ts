@@ -1,4 +1,5 @@
 import { loadSmartWhisper, probeModels, type NativeWhisperModel, type SmartWhisperAddon } from "./local-native.server";
+import { createModelLane } from "./local-model-lane.server";
 import { modelsError, type LocalSpeechConfig } from "./local-models.server";
 import { SAMPLE_RATE } from "./local-wav.server";
 import { withoutPromptEcho, wordsFromWhisper, type WhisperSegment, type WindowPiece } from "./local-words.server";
@@ -103,73 +104,29 @@ export function whisperWorker(
   return worker;
 }
 
-type LaneJob = { task: () => Promise<unknown>; urgent: boolean; done: (run: Promise<unknown>) => void };
-
 function createWhisperWorker(file: string, threads: number, idleUnloadMs: number): WhisperWorker {
-  let model: NativeWhisperModel | undefined;
-  let idleTimer: NodeJS.Timeout | undefined;
-  let holds = 0;
   // One whisper call at a time; loading and unloading go through the same lane.
-  const queue: LaneJob[] = [];
-  let busy = false;
-
-  async function drain() {
-    if (busy) return;
-    busy = true;
-    for (let job = queue.shift(); job; job = queue.shift()) {
-      const run = job.task();
-      job.done(run);
-      await run.catch(() => undefined);
-    }
-    busy = false;
-  }
-
-  function exclusive<T>(task: () => Promise<T>, urgent = false): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      const job: LaneJob = { task, urgent, done: (run) => (run as Promise<T>).then(resolve, reject) };
-      const at = urgent ? queue.findIndex((queued) => !queued.urgent) : -1;
-      if (at >= 0) queue.splice(at, 0, job);
-      else queue.push(job);
-      void drain();
-    });
-  }
-
-  async function freeModel() {
-    const current = model;
-    model = undefined;
-    if (current && !current.freed) await current.free();
-  }
-
-  function scheduleUnload() {
-    clearTimeout(idleTimer);
-    if (holds > 0) return;
-    idleTimer = setTimeout(() => void exclusive(freeModel).catch(() => undefined), idleUnloadMs);
-    idleTimer.unref();
-  }
-
-  /** Inside the lane only. */
-  async function whisperModel(addon: SmartWhisperAddon): Promise<NativeWhisperModel> {
-    if (model && !model.freed) return model;
-    const failed = await probeModels("whisper", [file]);
-    if (failed) throw modelsError([`whisper model ${file} cannot be loaded: ${failed}`]);
-    try {
-      model = await addon.WhisperModel.load(file, false);
-    } catch (error) {
-      throw modelsError([`whisper model ${file} cannot be loaded: ${(error as Error).message}`]);
-    }
-    return model;
-  }
+  const lane = createModelLane<NativeWhisperModel>({
+    idleUnloadMs,
+    usable: (model) => !model.freed,
+    free: async (model) => {
+      if (!model.freed) await model.free();
+    },
+    async load() {
+      const addon = loadSmartWhisper();
+      const failed = await probeModels("whisper", [file]);
+      if (failed) throw modelsError([`whisper model ${file} cannot be loaded: ${failed}`]);
+      try {
+        return await addon.WhisperModel.load(file, false);
+      } catch (error) {
+        throw modelsError([`whisper model ${file} cannot be loaded: ${(error as Error).message}`]);
+      }
+    },
+  });
 
   function inLane<T>(task: (addon: SmartWhisperAddon, model: NativeWhisperModel) => Promise<T>, urgent = false) {
     const addon = loadSmartWhisper();
-    return exclusive(async () => {
-      clearTimeout(idleTimer);
-      try {
-        return await task(addon, await whisperModel(addon));
-      } finally {
-        scheduleUnload();
-      }
-    }, urgent);
+    return lane.run((model) => task(addon, model), urgent);
   }
 
   return {
@@ -187,21 +144,8 @@ function createWhisperWorker(file: string, threads: number, idleUnloadMs: number
       return wordsFromWhisper(withoutPromptEcho(segments, request.prompt), { pieces: request.pieces });
     },
 
-    hold() {
-      holds += 1;
-      clearTimeout(idleTimer);
-      let released = false;
-      return () => {
-        if (released) return;
-        released = true;
-        holds -= 1;
-        if (holds === 0 && model) scheduleUnload();
-      };
-    },
+    hold: () => lane.hold(),
 
-    unload() {
-      clearTimeout(idleTimer);
-      return exclusive(freeModel);
-    },
+    unload: () => lane.unload(),
   };
 }
