@@ -1,3 +1,4 @@
+import { parseWithZod } from "@conform-to/zod";
 import { json, redirect, type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
@@ -7,6 +8,7 @@ import { Modal } from "~/components/ui/modal";
 import { countOwned, deleteAccount } from "~/services/accounts/account-deletion.server";
 import { getFixedTFor, getLanguage } from "~/services/web/i18n.server";
 import { endSession, requireUser } from "~/services/web/session.server";
+import { deleteAccountSchema } from "./_app.settings/account.schema";
 
 // Settings › "Delete account" (issue 9 "Data lifecycle"; ADR 0016): a dialog over the settings page that says
 // what will be lost, asks for an explicit confirmation, and then deletes the account with all its data. A plain
@@ -21,10 +23,10 @@ export async function loader({ request }: LoaderFunctionArgs) {
 
 export async function action({ request }: ActionFunctionArgs) {
   const user = await requireUser(request);
-  const form = await request.formData();
+  const submission = parseWithZod(await request.formData(), { schema: deleteAccountSchema });
   const t = await getFixedTFor(await getLanguage(request), ["account"]);
-  if (form.get("confirm") !== "yes") {
-    return json({ error: t("account:delete.confirmRequired") }, { status: 400 });
+  if (submission.status !== "success") {
+    return json({ error: t(submission.error?.confirm?.[0] ?? "account:delete.confirmRequired") }, { status: 400 });
   }
   try {
     await deleteAccount({ userId: user.id, request });

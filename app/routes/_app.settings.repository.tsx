@@ -1,16 +1,18 @@
-import { redirect, type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-run/node";
+import { parseWithZod } from "@conform-to/zod";
+import { json, type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-run/node";
 import { Form, useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { Modal } from "~/components/ui/modal";
-import { audit } from "~/services/audit/audit.server";
+import { auditTemplate } from "~/services/audit/events.server";
 import { DomainError } from "~/services/web/domain-error.server";
 import { getFixedTFor, getLanguage } from "~/services/web/i18n.server";
 import { organizations } from "~/services/templates/system-templates.server";
 import { addTemplateAccess, getRepository, organizationLabel } from "~/services/templates/templates.server";
-import { setToast } from "~/services/web/toast.server";
+import { redirectWithToast } from "~/services/web/toast.server";
 import { meterCall } from "~/services/admin/usage.server";
 import { requireUserTemplatesEnabled } from "./_app.settings/context.server";
 import { settingsUrl } from "./_app.settings/urls";
+import { addTemplateSchema } from "./_app.settings/repository.schema";
 
 // SPEC §2 "Template Repository": back, search, results count, grouped by
 // organisation; each template not added / added (adding shows while posting).
@@ -49,8 +51,9 @@ export async function loader({ request }: LoaderFunctionArgs) {
 
 export async function action({ request }: ActionFunctionArgs) {
   const { user, url, language } = await context(request);
-  const form = await request.formData();
-  const templateId = String(form.get("templateId") ?? "");
+  const submission = parseWithZod(await request.formData(), { schema: addTemplateSchema });
+  if (submission.status !== "success") return json({ result: submission.reply() }, { status: 400 });
+  const { templateId } = submission.value;
   const back = `/settings/repository?language=${language}${url.searchParams.get("q") ? `&q=${encodeURIComponent(url.searchParams.get("q")!)}` : ""}`;
   meterCall(user.id, "structure/user/add-access");
   try {
@@ -58,27 +61,14 @@ export async function action({ request }: ActionFunctionArgs) {
   } catch (error) {
     if (!(error instanceof DomainError)) throw error;
     const t = await getFixedTFor(await getLanguage(request), ["templates"]);
-    throw redirect(back, {
-      headers: {
-        "Set-Cookie": await setToast({
-          type: "error",
-          key: "templates:errors.addTemplate",
-          values: { reason: t(error.message) },
-        }),
-      },
+    throw await redirectWithToast(back, {
+      type: "error",
+      key: "templates:errors.addTemplate",
+      values: { reason: t(error.message) },
     });
   }
-  await audit({
-    userId: user.id,
-    action: "template.add-access",
-    entityType: "template",
-    entityId: templateId,
-    outcome: "success",
-    request,
-  });
-  throw redirect(back, {
-    headers: { "Set-Cookie": await setToast({ type: "success", key: "templates:toast.templateAdded" }) },
-  });
+  await auditTemplate(request, user.id, "template.add-access", templateId);
+  throw await redirectWithToast(back, { type: "success", key: "templates:toast.templateAdded" });
 }
 
 export default function Repository() {

@@ -1,7 +1,7 @@
-import { redirect, type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-run/node";
+import { parseWithZod } from "@conform-to/zod";
+import { json, type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-run/node";
 import { Form, Link, useLoaderData, useRouteLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
-import { z } from "zod";
 import type { RouteHandle } from "~/components/page-scripts";
 import { ToastMessage } from "~/components/shell/toast";
 import { danger, quiet } from "~/components/ui/buttons";
@@ -17,8 +17,11 @@ import {
   MAX_SESSIONS_PER_USER,
   type SessionListItem,
 } from "~/services/accounts/session-list.server";
-import { setToast } from "~/services/web/toast.server";
+import { redirectWithToast } from "~/services/web/toast.server";
+import { isUnknownIntent } from "~/components/forms/fields";
+import { notFound } from "~/services/web/not-found.server";
 import type { loader as workspaceLoader } from "./_app";
+import { INTENT, sessionsActionSchema } from "./_app.settings/sessions.schema";
 
 // Settings › "Aktive Sitzungen" (ASVS 5.0 7.5.2): a dialog over the settings page listing where the user is signed
 // in, with plain form posts to end one other session or all others — no JavaScript. The current session ends with
@@ -26,11 +29,6 @@ import type { loader as workspaceLoader } from "./_app";
 // public id only; one that is not the caller's (another user's, made up, or the current one) is a 404.
 
 export const handle: RouteHandle = { i18n: ["common", "templates", "account"], ownsToast: true };
-
-const intentSchema = z.discriminatedUnion("intent", [
-  z.object({ intent: z.literal("end"), session: z.string().min(1).max(100) }),
-  z.object({ intent: z.literal("end-others") }),
-]);
 
 const HERE = "/settings/sessions";
 
@@ -46,22 +44,22 @@ export async function loader({ request }: LoaderFunctionArgs) {
 
 export async function action({ request }: ActionFunctionArgs) {
   const { user, currentIdHash } = await requireUserSession(request);
-  // The first of a repeated field counts, as in every other form handler (Object.fromEntries would take the last).
-  const form = await request.formData();
-  const parsed = intentSchema.safeParse({ intent: form.get("intent"), session: form.get("session") ?? undefined });
-  if (!parsed.success) throw new Response("Unknown intent", { status: 400 });
+  const submission = parseWithZod(await request.formData(), { schema: sessionsActionSchema });
+  if (isUnknownIntent(submission)) throw new Response("Unknown intent", { status: 400 });
+  if (submission.status !== "success") return json({ result: submission.reply() }, { status: 400 });
+  const form = submission.value;
   const args = { userId: user.id, currentIdHash, request };
-  if (parsed.data.intent === "end") {
-    const ended = await endOtherSession({ ...args, publicId: parsed.data.session });
-    if (!ended) throw new Response("Not found", { status: 404 });
+  if (form.intent === INTENT.end) {
+    const ended = await endOtherSession({ ...args, publicId: form.session });
+    if (!ended) notFound();
     return backToList("account:sessions.ended");
   }
   await endAllOtherSessions(args);
   return backToList("account:sessions.endedOthers");
 }
 
-async function backToList(key: "account:sessions.ended" | "account:sessions.endedOthers") {
-  return redirect(HERE, { headers: { "Set-Cookie": await setToast({ type: "success", key }) } });
+function backToList(key: "account:sessions.ended" | "account:sessions.endedOthers") {
+  return redirectWithToast(HERE, { type: "success", key });
 }
 
 export default function ActiveSessions() {
@@ -82,7 +80,7 @@ export default function ActiveSessions() {
         </ul>
         {others > 0 ? (
           <Form method="post" className="flex justify-end">
-            <input type="hidden" name="intent" value="end-others" />
+            <input type="hidden" name="intent" value={INTENT.endOthers} />
             <button type="submit" className={danger} data-action="end-other-sessions">
               {t("sessions.endOthers")}
             </button>
@@ -140,7 +138,7 @@ function SessionRow({ session, language }: { session: SessionListItem; language:
         </Form>
       ) : (
         <Form method="post">
-          <input type="hidden" name="intent" value="end" />
+          <input type="hidden" name="intent" value={INTENT.end} />
           <input type="hidden" name="session" value={session.id} />
           <button type="submit" className={quiet} aria-describedby={nameId} data-action="end-session">
             {t("sessions.end")}

@@ -10,6 +10,11 @@ function firstValue(value: unknown) {
   return Array.isArray(value) ? (value as unknown[])[0] : value;
 }
 
+/** Any field schema, given the field's first value. */
+export function firstOf<T extends z.ZodTypeAny>(schema: T) {
+  return z.preprocess(firstValue, schema);
+}
+
 /**
  * A text field: its first value; "" when empty, and when missing `whenMissing` (""), for a field whose absence
  * has always meant something else than an empty value (the editor's refinement scope: the whole letter).
@@ -21,6 +26,11 @@ export function textField(whenMissing = "") {
 /** A text field that must not be blank: trimmed, with `message` (an i18n key) when missing, empty or blank. */
 export function requiredTextField(message: string) {
   return z.preprocess(firstValue, z.string({ required_error: message }).trim().min(1, message));
+}
+
+/** A confirmation checkbox (value "yes"): checked, or `message` (an i18n key). */
+export function confirmField(message: string) {
+  return z.preprocess(firstValue, z.literal("yes", { errorMap: () => ({ message }) }));
 }
 
 /** A text field whose absence is not the same as its being empty (FormData.get's null): null when missing. */
