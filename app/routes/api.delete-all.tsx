@@ -1,3 +1,4 @@
+import { requiredKey } from "~/services/web/api-fields.server";
 import { apiJson, apiPost } from "~/services/web/api.server";
 import { auditRecording } from "~/services/audit/events.server";
 import { deleteAll } from "~/services/recordings/removal.server";
@@ -5,7 +6,8 @@ import { deleteAll } from "~/services/recordings/removal.server";
 // SPEC §7 POST /api/delete-all { s3_key, transcript_key, arztbrief_key }: the server
 // finds the transcript and letters itself from the recording it owns.
 export const action = apiPost(async ({ request, user, body }) => {
-  const result = await deleteAll({ userId: user.id, key: body.s3_key });
-  await auditRecording(request, user.id, "recording.delete", String(body.s3_key));
+  const key = requiredKey(body, "s3_key", "recordings:errors.fileKeyRequired");
+  const result = await deleteAll({ userId: user.id, key });
+  await auditRecording(request, user.id, "recording.delete", key);
   return apiJson(result);
 });

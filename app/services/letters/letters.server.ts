@@ -14,7 +14,7 @@ import { getDb } from "../../models/db.server";
 import { DomainError } from "../web/domain-error.server";
 import { sendWakeUp } from "../jobs/queue.server";
 import { hitRateLimit } from "../web/rate-limit.server";
-import { requireReady } from "../recordings/recordings.server";
+import { recordingKeyFrom, requireReady } from "../recordings/recordings.server";
 import { getUserStructure, listUserTemplates } from "../templates/templates.server";
 
 // Letter generation (issue 6, ADR 0012). A recording has one current letter. Creating it, or redoing it with
@@ -70,7 +70,7 @@ export const LETTERS_PER_HOUR = 30;
  * beyond the recording's key and the template's id: the transcript is the stored one.
  */
 export async function requestLetter(args: LetterRequest) {
-  const recording = await requireReady(args.userId, args.sourceKey);
+  const recording = await requireReady(args.userId, recordingKeyFrom(args.sourceKey));
   if (!args.auto) {
     const verdict = await hitRateLimit({
       bucket: `letter:${args.userId}`,

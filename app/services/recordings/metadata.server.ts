@@ -44,10 +44,9 @@ export function readMetadata(value: unknown): MetadataInput {
 }
 
 /** SPEC §7 update-file-metadata: only what a user may change; owner, statuses and keys are ignored. */
-export async function updateFileMetadata(args: { userId: string; key: unknown; metadata: unknown }) {
-  const metadata = readMetadata(args.metadata);
+export async function updateFileMetadata(args: { userId: string; key: string; metadata: MetadataInput }) {
   const recording = await confirmUpload({ userId: args.userId, key: args.key });
-  await applyMetadata({ userId: args.userId, recording, metadata });
+  await applyMetadata({ userId: args.userId, recording, metadata: args.metadata });
   return { success: true as const, key: recording.storage_key };
 }
 
@@ -95,7 +94,7 @@ export async function applyMetadata(args: {
   return set;
 }
 
-export async function renameFile(args: { userId: string; key: unknown; displayName: unknown }) {
+export async function renameFile(args: { userId: string; key: string; displayName: unknown }) {
   const recording = await requireReady(args.userId, args.key);
   const name = checkDisplayName(args.displayName);
   if (!name.ok) throw new DomainError("invalid", name.message);
@@ -105,12 +104,7 @@ export async function renameFile(args: { userId: string; key: unknown; displayNa
   return { success: true as const, display_name: name.value };
 }
 
-export async function updateFileTags(args: {
-  userId: string;
-  key: unknown;
-  tags: unknown;
-  updateAllRelated?: boolean;
-}) {
+export async function updateFileTags(args: { userId: string; key: string; tags: unknown; updateAllRelated?: boolean }) {
   const recording = await requireReady(args.userId, args.key);
   const tags = normaliseTags(args.tags);
   if (!tags.ok) throw new DomainError("invalid", tags.message);

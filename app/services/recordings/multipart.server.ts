@@ -18,7 +18,7 @@ export const MULTIPART_THRESHOLD_BYTES = 8 * 1024 * 1024;
 /** Part URLs a client may ask for at once. */
 export const MAX_PART_URLS_PER_CALL = 20;
 
-async function requireOpenUpload(userId: string, key: unknown) {
+async function requireOpenUpload(userId: string, key: string) {
   return openUploadOf(await requireRecording(userId, key));
 }
 
@@ -60,7 +60,7 @@ export async function startMultipartUpload(args: SlotRequest & { fileSize: unkno
 }
 
 /** Short-lived PUT URLs for the named parts of the caller's open upload. */
-export async function createPartUrls(args: { userId: string; key: unknown; partNumbers: unknown }) {
+export async function createPartUrls(args: { userId: string; key: string; partNumbers: unknown }) {
   const { recording, uploadId, partCount } = await requireOpenUpload(args.userId, args.key);
   const numbers = args.partNumbers;
   if (
@@ -91,7 +91,7 @@ async function heldParts(key: string, uploadId: string, partSize: number, partCo
   );
 }
 
-export async function uploadStatus(args: { userId: string; key: unknown }) {
+export async function uploadStatus(args: { userId: string; key: string }) {
   const { recording, uploadId, partSize, partCount } = await requireOpenUpload(args.userId, args.key);
   const fileSize = Number(recording.declared_size);
   const parts = await heldParts(recording.storage_key, uploadId, partSize, partCount, fileSize);
@@ -109,7 +109,7 @@ export async function uploadStatus(args: { userId: string; key: unknown }) {
  * Joins the parts once every one of them is held. Idempotent: a retried call after a completion whose
  * answer was lost succeeds again. Missing parts are named, so the client can send them and call again.
  */
-export async function completeMultipartUpload(args: { userId: string; key: unknown }) {
+export async function completeMultipartUpload(args: { userId: string; key: string }) {
   const recording = await requireRecording(args.userId, args.key);
   const storage = getStorage();
   if (!recording.multipart_upload_id && recording.upload_status === "awaiting_upload") {
@@ -135,7 +135,7 @@ export async function completeMultipartUpload(args: { userId: string; key: unkno
 }
 
 /** The client gives up: the parts and the slot go. */
-export async function abortMultipartUpload(args: { userId: string; key: unknown }) {
+export async function abortMultipartUpload(args: { userId: string; key: string }) {
   const { recording, uploadId } = await requireOpenUpload(args.userId, args.key);
   await getStorage().abortMultipartUpload({ key: recording.storage_key, uploadId });
   await deleteRecordingRow({ ownerId: args.userId, id: recording.id });

@@ -42,8 +42,17 @@ export function audioRejected(message: string) {
   return new DomainError("invalid", key, [], values);
 }
 
-export async function requireRecording(ownerId: string, key: unknown) {
-  if (typeof key !== "string" || !key.trim()) throw new DomainError("invalid", "recordings:errors.fileKeyRequired");
+/**
+ * For the doors that still hand over an untyped key (the page routes' playback dialog, a letter request): a string,
+ * or the refusal requireRecording gives a blank one. The JSON API parses its keys itself (api-fields' requiredKey).
+ */
+export function recordingKeyFrom(key: unknown): string {
+  if (typeof key !== "string") throw new DomainError("invalid", "recordings:errors.fileKeyRequired");
+  return key;
+}
+
+export async function requireRecording(ownerId: string, key: string) {
+  if (!key.trim()) throw new DomainError("invalid", "recordings:errors.fileKeyRequired");
   const recording = await findRecordingByKey({ ownerId, key: key.trim() });
   if (!recording) throw new DomainError("not_found", "recordings:errors.recordingNotFound");
   return recording;
@@ -132,7 +141,7 @@ export async function createUploadSlot(args: SlotRequest) {
  * the virus scan (ADR 0024), magic bytes, a probe of the media, the duration cap. A rejected upload loses
  * its object and its slot, and the caller hears the SPEC message.
  */
-export async function confirmUpload({ userId, key }: { userId: string; key: unknown }) {
+export async function confirmUpload({ userId, key }: { userId: string; key: string }) {
   const recording = await requireRecording(userId, key);
   // A live recording's audio is made or checked on its own path (the server's copy, confirm-realtime-audio),
   // in recorder formats; one still waiting for it holds a transcript, so the upload check must not reject it.
@@ -240,14 +249,14 @@ export async function listFiles({ userId }: { userId: string }) {
   }));
 }
 
-export async function requireReady(userId: string, key: unknown) {
+export async function requireReady(userId: string, key: string) {
   const recording = await requireRecording(userId, key);
   if (recording.upload_status !== "ready") throw new DomainError("not_found", "recordings:errors.recordingNotFound");
   return recording;
 }
 
 /** A ready recording whose audio is still stored (the retention sweep may have deleted it; issue 9). */
-export async function requireAudio(userId: string, key: unknown) {
+export async function requireAudio(userId: string, key: string) {
   const recording = await requireReady(userId, key);
   return withAudio(recording);
 }
@@ -257,14 +266,15 @@ export async function requireAudio(userId: string, key: unknown) {
  * first): an upload not checked yet is checked now (confirmUpload), a refused one answers its SPEC message, and an
  * own recording whose audio has not arrived is "not uploaded yet", never a 404.
  */
-export async function confirmAudio(userId: string, key: unknown) {
+export async function confirmAudio(userId: string, key: string) {
   const recording = await confirmUpload({ userId, key });
   // A live recording still waiting for the browser's copy of its audio (confirmUpload leaves it alone).
   if (recording.upload_status !== "ready") throw new DomainError("invalid", "recordings:errors.notUploadedYet");
   return withAudio(recording);
 }
 
-function withAudio<T extends { audio_deleted_at: Date | null }>(recording: T) {
+/** The recording, unless the retention sweep deleted its audio. */
+export function withAudio<T extends { audio_deleted_at: Date | null }>(recording: T) {
   if (recording.audio_deleted_at) throw new DomainError("not_found", "recordings:errors.audioDeleted");
   return recording;
 }

@@ -30,7 +30,7 @@ async function storageAnswers(key: string) {
 }
 
 /** Delete: the audio, its transcript, its letters and its context; nothing orphaned. */
-export async function deleteAll(args: { userId: string; key: unknown }) {
+export async function deleteAll(args: { userId: string; key: string }) {
   const found = await requireRecording(args.userId, args.key);
   await storageAnswers(found.storage_key);
   await stopTranscription({ userId: args.userId, recordingId: found.id });
@@ -52,7 +52,7 @@ export async function deleteAll(args: { userId: string; key: unknown }) {
 }
 
 /** Reset (force cleanup): letters and transcript go, the recording starts over. */
-export async function forceCleanup(args: { userId: string; key: unknown }) {
+export async function forceCleanup(args: { userId: string; key: string }) {
   // Starting over needs the audio to transcribe again: refused once the retention sweep deleted it.
   const recording = await requireAudio(args.userId, args.key);
   await storageAnswers(recording.storage_key);

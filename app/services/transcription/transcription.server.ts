@@ -13,8 +13,8 @@ import { getConfig } from "../config/config.server";
 import { getDb } from "../../models/db.server";
 import { DomainError } from "../web/domain-error.server";
 import { sendWakeUp } from "../jobs/queue.server";
-import { applyMetadata, readMetadata } from "../recordings/metadata.server";
-import { confirmAudio } from "../recordings/recordings.server";
+import { applyMetadata, type MetadataInput } from "../recordings/metadata.server";
+import { confirmAudio, withAudio } from "../recordings/recordings.server";
 
 // Transcription jobs (issue 5). The job row is the truth: exactly one per recording, claimed atomically,
 // held by a lease the worker renews while it runs; pg-boss only wakes a worker. The recording's status
@@ -34,13 +34,22 @@ export function wake(jobId: string, options: { trx?: Tx; startAfterSeconds?: num
  * SPEC §7 transcribe_v2. Idempotent: while a run is queued or running, or once the transcript exists,
  * the same job_name comes back and no engine is called again.
  */
-export async function requestTranscription(args: { userId: string; key: unknown; metadata?: unknown }) {
-  const metadata = readMetadata(args.metadata);
+export async function requestTranscription(args: { userId: string; key: string; metadata?: MetadataInput }) {
   // Straight after the PUT, without update-file-metadata first, the upload is checked here (issue 22).
   const recording = await confirmAudio(args.userId, args.key);
+  return startTranscription(args.userId, recording, args.metadata ?? {});
+}
+
+/** Starts (or finds) the job of a recording already found and checked: ready, its audio still stored. */
+async function startTranscription(
+  userId: string,
+  recording: { id: string; language_code: string },
+  metadata: MetadataInput,
+) {
   // The client's job_name is not used: names are the server's, so one cannot guess another's.
   const { display_name, language_code, tags, template_id } = metadata;
-  await applyMetadata({ userId: args.userId, recording, metadata: { display_name, language_code, tags, template_id } });
+  await applyMetadata({ userId, recording, metadata: { display_name, language_code, tags, template_id } });
+  const args = { userId };
   const engine = getConfig().speech.engine;
   return getDb()
     .transaction()
@@ -82,5 +91,7 @@ export async function autoStartTranscription(args: { userId: string; key: string
   if (!getConfig().flags.autoStartTranscription) return null;
   const recording = await findRecordingByKey({ ownerId: args.userId, key: args.key });
   if (!recording || recording.upload_status !== "ready") return null;
-  return requestTranscription({ userId: args.userId, key: args.key });
+  // The recording just found is passed on rather than looked up by its key again (confirmAudio would find it
+  // ready and only check that its audio is stored).
+  return startTranscription(args.userId, withAudio(recording), {});
 }

@@ -20,6 +20,17 @@ export function optionalText(body: Body, field: string, name = field): string | 
   return value;
 }
 
+/**
+ * A key naming one of the caller's records (`s3_key`, `key`): the string as sent. Another type is refused with the
+ * owning service's "key required" message (`message`), as the service refuses a blank one: the detail stays the same
+ * whichever check catches it.
+ */
+export function requiredKey(body: Body, field: string, message: string): string {
+  const value = body[field];
+  if (typeof value !== "string") throw new DomainError("invalid", message);
+  return value;
+}
+
 /** A flag: true or false, or undefined when it was not sent. */
 export function optionalFlag(body: Body, field: string, name = field): boolean | undefined {
   const value = body[field];
