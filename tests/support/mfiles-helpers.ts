@@ -6,9 +6,9 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 
-import { expect } from "vitest";
+import { afterEach, beforeEach, expect } from "vitest";
 
-import type { FakeMFilesServer } from "./fake-mfiles-server";
+import { startFakeMFilesServer, type FakeMFilesServer } from "./fake-mfiles-server";
 
 import {
   PatientRecordError,
@@ -136,4 +136,37 @@ export function addPatientDocuments(server: FakeMFilesServer): SeededIds {
     files: [{ name: "Wrong property", extension: "pdf", content: pdf("other property") }],
   });
   return ids;
+}
+
+/** What an adapter test works with: the fake server, its accounts and the seeded documents. */
+export type MFilesWorld = {
+  /** A test may close it and start another in its place. */
+  server: FakeMFilesServer;
+  /** The fake server's accounts, live: a test may change a password. */
+  users: Array<{ username: string; password: string }>;
+  ids: SeededIds;
+  /** The adapter pointed at the current fake server. */
+  source(overrides?: MFilesOverrides): PatientRecordSource;
+  /** The file-content requests the fake server has seen. */
+  contentRequests(): FakeMFilesServer["requests"];
+};
+
+/**
+ * For a describe block: before each test a fresh fake server with the test user and the documents of
+ * `addPatientDocuments`; after it, the server closed.
+ */
+export function useFakeMFiles(): MFilesWorld {
+  const world = {
+    source: (overrides: MFilesOverrides = {}) => mfilesSource(world.server.url, overrides),
+    contentRequests: () => world.server.requests.filter((r) => r.path.endsWith("/content")),
+  } as MFilesWorld;
+  beforeEach(async () => {
+    world.users = [{ username: USER, password: PASSWORD }];
+    world.server = await startFakeMFilesServer({ vaultGuid: VAULT, users: world.users });
+    world.ids = addPatientDocuments(world.server);
+  });
+  afterEach(async () => {
+    await world.server.close();
+  });
+  return world;
 }

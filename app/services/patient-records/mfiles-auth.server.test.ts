@@ -1,77 +1,52 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 
-import { startFakeMFilesServer, type FakeMFilesServer } from "../../../tests/support/fake-mfiles-server";
+import { startFakeMFilesServer } from "../../../tests/support/fake-mfiles-server";
 
-import type { PatientRecordSource } from "./patient-records.server";
-import {
-  PASSWORD,
-  PATIENT_PROPERTY,
-  USER,
-  VAULT,
-  addPatientDocuments,
-  mfilesSource,
-  pdf,
-  rejection,
-  type MFilesOverrides,
-} from "../../../tests/support/mfiles-helpers";
+import { PATIENT_PROPERTY, VAULT, pdf, rejection, useFakeMFiles } from "../../../tests/support/mfiles-helpers";
 
 // The M-Files adapter's logins against the fake server: wrong credentials, expired tokens and the
 // Multi-Server Mode cookie (PROTOCOLS.md §4).
 
 describe("M-Files patient records", () => {
-  let server: FakeMFilesServer;
-  let users: Array<{ username: string; password: string }>;
-
-  function source(overrides: MFilesOverrides = {}): PatientRecordSource {
-    return mfilesSource(server.url, overrides);
-  }
-
-  beforeEach(async () => {
-    users = [{ username: USER, password: PASSWORD }];
-    server = await startFakeMFilesServer({ vaultGuid: VAULT, users });
-    addPatientDocuments(server);
-  });
-
-  afterEach(async () => {
-    await server.close();
-  });
+  const world = useFakeMFiles();
+  const { source } = world;
 
   it("maps a wrong password to unauthorized without logging in twice", async () => {
     const error = await rejection(source({ password: "wrong" }).fetchDocuments("P-1"));
     expect(error.code).toBe("unauthorized");
     expect(error.message).not.toContain("wrong");
-    expect(server.tokensIssued).toBe(1);
-    expect(server.requests.filter((r) => r.status === 403)).toHaveLength(1);
+    expect(world.server.tokensIssued).toBe(1);
+    expect(world.server.requests.filter((r) => r.status === 403)).toHaveLength(1);
   });
 
   it("logs in again once when the cached token has expired, then succeeds", async () => {
     const records = source();
     expect(await records.fetchDocuments("P-1")).toHaveLength(2);
-    expect(server.tokensIssued).toBe(1);
+    expect(world.server.tokensIssued).toBe(1);
 
-    server.expireAllTokens();
+    world.server.expireAllTokens();
     expect(await records.fetchDocuments("P-1")).toHaveLength(2);
-    expect(server.tokensIssued).toBe(2);
-    expect(server.requests.filter((r) => r.status === 403)).toHaveLength(1);
+    expect(world.server.tokensIssued).toBe(2);
+    expect(world.server.requests.filter((r) => r.status === 403)).toHaveLength(1);
 
     // The new token is cached: a third call logs in no more.
     expect(await records.fetchDocuments("P-1")).toHaveLength(2);
-    expect(server.tokensIssued).toBe(2);
+    expect(world.server.tokensIssued).toBe(2);
   });
 
   it("gives up after one new login when the credentials stopped working", async () => {
     const records = source();
     await records.fetchDocuments("P-1");
-    users[0].password = "rotated";
-    server.expireAllTokens();
+    world.users[0].password = "rotated";
+    world.server.expireAllTokens();
     expect((await rejection(records.fetchDocuments("P-1"))).code).toBe("unauthorized");
-    expect(server.tokensIssued).toBe(2);
+    expect(world.server.tokensIssued).toBe(2);
   });
 
   it("sends the Multi-Server Mode cookie back", async () => {
-    await server.close();
-    server = await startFakeMFilesServer({ vaultGuid: VAULT, users, multiServerMode: true });
-    server.addObject({
+    await world.server.close();
+    world.server = await startFakeMFilesServer({ vaultGuid: VAULT, users: world.users, multiServerMode: true });
+    world.server.addObject({
       title: "Befund",
       properties: { [PATIENT_PROPERTY]: "P-1" },
       files: [{ name: "Befund", extension: "pdf", content: pdf("msm") }],

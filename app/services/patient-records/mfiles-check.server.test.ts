@@ -1,42 +1,22 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 
-import { startFakeMFilesServer, type FakeMFilesServer } from "../../../tests/support/fake-mfiles-server";
+import { PatientRecordError } from "./patient-records.server";
 
-import { PatientRecordError, type PatientRecordSource } from "./patient-records.server";
-import {
-  PASSWORD,
-  USER,
-  VAULT,
-  addPatientDocuments,
-  mfilesSource,
-  rejection,
-  type MFilesOverrides,
-} from "../../../tests/support/mfiles-helpers";
+import { rejection, useFakeMFiles } from "../../../tests/support/mfiles-helpers";
 
 // The M-Files adapter's health check() against the fake server.
 
 describe("M-Files patient records", () => {
-  let server: FakeMFilesServer;
-  let users: Array<{ username: string; password: string }>;
-
-  function source(overrides: MFilesOverrides = {}): PatientRecordSource {
-    return mfilesSource(server.url, overrides);
-  }
-
-  beforeEach(async () => {
-    users = [{ username: USER, password: PASSWORD }];
-    server = await startFakeMFilesServer({ vaultGuid: VAULT, users });
-    addPatientDocuments(server);
-  });
-
-  afterEach(async () => {
-    await server.close();
-  });
+  const world = useFakeMFiles();
+  const { source } = world;
 
   describe("check()", () => {
     it("is healthy with working credentials", async () => {
       expect(await source().check()).toEqual({ status: "healthy" });
-      expect(server.requests.map((r) => r.path)).toEqual(["/REST/server/authenticationtokens", "/REST/session/vault"]);
+      expect(world.server.requests.map((r) => r.path)).toEqual([
+        "/REST/server/authenticationtokens",
+        "/REST/session/vault",
+      ]);
     });
 
     it("reports wrong credentials as an error without echoing them", async () => {
@@ -46,7 +26,7 @@ describe("M-Files patient records", () => {
     });
 
     it("reports a stalled server within its time-out", async () => {
-      server.stall = { scope: "all" };
+      world.server.stall = { scope: "all" };
       const started = performance.now();
       const result = await source().check(300);
       expect(result.status).toBe("error");
@@ -58,7 +38,7 @@ describe("M-Files patient records", () => {
       const records = source({ baseUrl: "", vaultGuid: "", username: "" });
       expect(await records.check()).toEqual({ status: "not_configured", detail: "M-Files is not configured" });
       expect((await rejection(records.fetchDocuments("P-1"))).code).toBe("unavailable");
-      expect(server.requests).toHaveLength(0);
+      expect(world.server.requests).toHaveLength(0);
     });
   });
 });

@@ -1,47 +1,23 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 
-import { startFakeMFilesServer, type FakeMFilesServer } from "../../../tests/support/fake-mfiles-server";
+import { startFakeMFilesServer } from "../../../tests/support/fake-mfiles-server";
 
-import type { PatientRecordSource } from "./patient-records.server";
 import {
   PASSWORD,
   PATIENT_PROPERTY,
-  USER,
   VAULT,
-  addPatientDocuments,
-  mfilesSource,
   pdf,
   rejection,
   startBystander,
-  type MFilesOverrides,
-  type SeededIds,
+  useFakeMFiles,
 } from "../../../tests/support/mfiles-helpers";
 
 // The M-Files adapter's failures and limits against the fake server: redirects, time-outs, the
 // caller's abort, the size limit, server errors and an unreachable host.
 
 describe("M-Files patient records", () => {
-  let server: FakeMFilesServer;
-  let users: Array<{ username: string; password: string }>;
-  let ids: SeededIds;
-
-  function source(overrides: MFilesOverrides = {}): PatientRecordSource {
-    return mfilesSource(server.url, overrides);
-  }
-
-  function contentRequests() {
-    return server.requests.filter((r) => r.path.endsWith("/content"));
-  }
-
-  beforeEach(async () => {
-    users = [{ username: USER, password: PASSWORD }];
-    server = await startFakeMFilesServer({ vaultGuid: VAULT, users });
-    ids = addPatientDocuments(server);
-  });
-
-  afterEach(async () => {
-    await server.close();
-  });
+  const world = useFakeMFiles();
+  const { source, contentRequests } = world;
 
   describe("redirects", () => {
     let bystander: Awaited<ReturnType<typeof startBystander>>;
@@ -54,15 +30,15 @@ describe("M-Files patient records", () => {
 
     it("does not follow a redirect on an authenticated call", async () => {
       const records = source();
-      server.redirect = { location: bystander.url, scope: "api" };
+      world.server.redirect = { location: bystander.url, scope: "api" };
       const error = await rejection(records.fetchDocuments("P-1"));
       expect(error.code).toBe("unavailable");
-      expect(server.requests.some((r) => r.status === 302)).toBe(true);
+      expect(world.server.requests.some((r) => r.status === 302)).toBe(true);
       expect(bystander.hits).toBe(0);
     });
 
     it("does not follow a redirect of the token request", async () => {
-      server.redirect = { location: bystander.url, scope: "all" };
+      world.server.redirect = { location: bystander.url, scope: "all" };
       expect((await rejection(source().fetchDocuments("P-1"))).code).toBe("unavailable");
       expect((await source().check()).status).toBe("error");
       expect(bystander.hits).toBe(0);
@@ -70,7 +46,7 @@ describe("M-Files patient records", () => {
   });
 
   it("times out within the configured time-out when the server stalls", async () => {
-    server.stall = { scope: "api" };
+    world.server.stall = { scope: "api" };
     const started = performance.now();
     const error = await rejection(source({ timeoutMs: 300 }).fetchDocuments("P-1"));
     const elapsed = performance.now() - started;
@@ -81,18 +57,18 @@ describe("M-Files patient records", () => {
   });
 
   it("times out when a download stops half-way", async () => {
-    server.stall = { scope: "content" };
+    world.server.stall = { scope: "content" };
     const error = await rejection(source({ timeoutMs: 300 }).fetchDocuments("P-1"));
     expect(error.code).toBe("timeout");
     // The disguised "PDF" is abandoned after its first bytes; the real one stalls half-way.
     expect(contentRequests().map((r) => r.path)).toEqual([
-      `/REST/objects/0/${ids.disguised.id}/1/files/${ids.disguised.fileIds[0]}/content`,
-      `/REST/objects/0/${ids.befund.id}/1/files/${ids.befund.fileIds[0]}/content`,
+      `/REST/objects/0/${world.ids.disguised.id}/1/files/${world.ids.disguised.fileIds[0]}/content`,
+      `/REST/objects/0/${world.ids.befund.id}/1/files/${world.ids.befund.fileIds[0]}/content`,
     ]);
   });
 
   it("passes the caller's abort on as it is", async () => {
-    server.stall = { scope: "all" };
+    world.server.stall = { scope: "all" };
     const controller = new AbortController();
     const pending = source().fetchDocuments("P-1", { signal: controller.signal });
     const reason = new Error("user left");
@@ -102,19 +78,19 @@ describe("M-Files patient records", () => {
 
   describe("size limit", () => {
     beforeEach(() => {
-      server.addObject({
+      world.server.addObject({
         title: "Large scan",
         properties: { [PATIENT_PROPERTY]: "P-3" },
         files: [{ name: "Large", extension: "pdf", content: pdf("large", 5_000) }],
         lastModified: new Date(Date.UTC(2024, 1, 2)),
       });
-      server.addObject({
+      world.server.addObject({
         title: "Small",
         properties: { [PATIENT_PROPERTY]: "P-3" },
         files: [{ name: "Small", extension: "pdf", content: pdf("small", 1_000) }],
         lastModified: new Date(Date.UTC(2024, 1, 1)),
       });
-      server.addObject({
+      world.server.addObject({
         title: "Only large",
         properties: { [PATIENT_PROPERTY]: "P-4" },
         files: [{ name: "Large", extension: "pdf", content: pdf("large", 5_000) }],
@@ -125,7 +101,7 @@ describe("M-Files patient records", () => {
       ["with Content-Length", false],
       ["streamed without Content-Length", true],
     ])("skips a PDF over maxBytesPerDocument (%s) and keeps the others", async (_label, chunked) => {
-      server.chunkedDownloads = chunked;
+      world.server.chunkedDownloads = chunked;
       const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
       try {
         const documents = await source({ maxBytesPerDocument: 1_000 }).fetchDocuments("P-3");
@@ -142,7 +118,7 @@ describe("M-Files patient records", () => {
     });
 
     it("fails with too_large when every PDF of the patient is over the limit", async () => {
-      server.chunkedDownloads = true;
+      world.server.chunkedDownloads = true;
       const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
       try {
         expect((await rejection(source({ maxBytesPerDocument: 1_000 }).fetchDocuments("P-4"))).code).toBe("too_large");
@@ -153,14 +129,14 @@ describe("M-Files patient records", () => {
   });
 
   it("maps server errors to unavailable", async () => {
-    server.failure = { status: 500, scope: "api" };
+    world.server.failure = { status: 500, scope: "api" };
     expect((await rejection(source().fetchDocuments("P-1"))).code).toBe("unavailable");
   });
 
   it("maps an unreachable host to unavailable", async () => {
-    const url = server.url;
-    await server.close();
+    const url = world.server.url;
+    await world.server.close();
     expect((await rejection(source({ baseUrl: url }).fetchDocuments("P-1"))).code).toBe("unavailable");
-    server = await startFakeMFilesServer({ vaultGuid: VAULT, users });
+    world.server = await startFakeMFilesServer({ vaultGuid: VAULT, users: world.users });
   });
 });

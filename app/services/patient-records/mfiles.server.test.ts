@@ -1,20 +1,6 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 
-import { startFakeMFilesServer, type FakeMFilesServer } from "../../../tests/support/fake-mfiles-server";
-
-import type { PatientRecordSource } from "./patient-records.server";
-import {
-  PASSWORD,
-  PATIENT_PROPERTY,
-  USER,
-  VAULT,
-  addPatientDocuments,
-  mfilesSource,
-  pdf,
-  rejection,
-  type MFilesOverrides,
-  type SeededIds,
-} from "../../../tests/support/mfiles-helpers";
+import { PATIENT_PROPERTY, VAULT, pdf, rejection, useFakeMFiles } from "../../../tests/support/mfiles-helpers";
 
 // The M-Files adapter against tests/support/fake-mfiles-server.ts, a local server that follows the
 // published REST API (PROTOCOLS.md §4): what comes back and the configuration it accepts. Logins are
@@ -22,27 +8,8 @@ import {
 // patient-records-mfiles-check, and the fake itself is checked in patient-records-mfiles-fake.
 
 describe("M-Files patient records", () => {
-  let server: FakeMFilesServer;
-  let users: Array<{ username: string; password: string }>;
-  let ids: SeededIds;
-
-  function source(overrides: MFilesOverrides = {}): PatientRecordSource {
-    return mfilesSource(server.url, overrides);
-  }
-
-  function contentRequests() {
-    return server.requests.filter((r) => r.path.endsWith("/content"));
-  }
-
-  beforeEach(async () => {
-    users = [{ username: USER, password: PASSWORD }];
-    server = await startFakeMFilesServer({ vaultGuid: VAULT, users });
-    ids = addPatientDocuments(server);
-  });
-
-  afterEach(async () => {
-    await server.close();
-  });
+  const world = useFakeMFiles();
+  const { source, contentRequests } = world;
 
   it("returns the patient's PDFs, skips other files, and never another patient's documents", async () => {
     const documents = await source().fetchDocuments("P-1");
@@ -51,15 +18,15 @@ describe("M-Files patient records", () => {
     expect(Buffer.from(documents[0].data)).toEqual(pdf("P-1 befund"));
     expect(Buffer.from(documents[1].data)).toEqual(pdf("P-1 labor"));
 
-    const search = server.requests.find((r) => r.path === "/REST/objects");
+    const search = world.server.requests.find((r) => r.path === "/REST/objects");
     expect(search?.query).toBe(`o=0&p${PATIENT_PROPERTY}=P-1`);
     const downloaded = contentRequests().map((r) => r.path);
-    expect(downloaded).not.toContainEqual(expect.stringContaining(`/objects/0/${ids.docx.id}/`));
+    expect(downloaded).not.toContainEqual(expect.stringContaining(`/objects/0/${world.ids.docx.id}/`));
     for (const key of ["otherPatient", "otherProperty", "deleted"]) {
-      expect(server.requests.some((r) => r.path.includes(`/objects/0/${ids[key].id}/`))).toBe(false);
+      expect(world.server.requests.some((r) => r.path.includes(`/objects/0/${world.ids[key].id}/`))).toBe(false);
     }
-    expect(server.requests.every((r) => r.status !== null && r.status < 400)).toBe(true);
-    expect(server.tokensIssued).toBe(1);
+    expect(world.server.requests.every((r) => r.status !== null && r.status < 400)).toBe(true);
+    expect(world.server.tokensIssued).toBe(1);
 
     const other = await source().fetchDocuments("P-2");
     expect(other.map((d) => d.name)).toEqual(["Fremd.pdf"]);
@@ -71,19 +38,20 @@ describe("M-Files patient records", () => {
     const error = await rejection(source().fetchDocuments("../x"));
     expect(error.message).toBe("Invalid patient ID");
     expect((await rejection(source().fetchDocuments(" "))).message).toBe("Patient ID is required");
-    expect(server.requests.filter((r) => r.path === "/REST/objects")).toHaveLength(1);
+    expect(world.server.requests.filter((r) => r.path === "/REST/objects")).toHaveLength(1);
   });
 
   it("accepts the REST root as base URL and a vault GUID without braces", async () => {
-    const documents = await source({ baseUrl: `${server.url}/REST/`, vaultGuid: VAULT.slice(1, -1) }).fetchDocuments(
-      "P-1",
-    );
+    const documents = await source({
+      baseUrl: `${world.server.url}/REST/`,
+      vaultGuid: VAULT.slice(1, -1),
+    }).fetchDocuments("P-1");
     expect(documents).toHaveLength(2);
   });
 
   it("returns at most maxDocuments, newest first, and downloads no more", async () => {
     for (let day = 1; day <= 5; day++) {
-      server.addObject({
+      world.server.addObject({
         title: `Dokument ${day}`,
         properties: { [PATIENT_PROPERTY]: "P-5" },
         files: [{ name: `Dokument ${day}`, extension: "pdf", content: pdf(`day ${day}`) }],
@@ -96,7 +64,7 @@ describe("M-Files patient records", () => {
   });
 
   it("counts documents across the files of one object", async () => {
-    server.addObject({
+    world.server.addObject({
       title: "Mappe",
       properties: { [PATIENT_PROPERTY]: "P-6" },
       files: [
