@@ -1,10 +1,10 @@
-import { sql, type Generated, type Kysely, type Selectable, type Transaction } from "kysely";
+import { sql, type Kysely, type Selectable, type Transaction } from "kysely";
 import { getDb } from "~/models/db.server";
 import type {
   Database,
   LetterJobStatus,
   LetterJobsTable,
-  Timestamp,
+  RecordingJobColumns,
   TranscriptionJobStatus,
   TranscriptionJobsTable,
 } from "./schema";
@@ -16,18 +16,8 @@ import type {
 
 type Db = Kysely<Database> | Transaction<Database>;
 
-/** The columns both job tables share for the lease (migrations of transcription_jobs and letter_jobs). */
-interface LeaseColumns {
-  id: Generated<string>;
-  status: string;
-  attempts: Generated<number>;
-  lease_until: Timestamp | null;
-  error_key: string | null;
-  error_detail: string | null;
-  started_at: Timestamp | null;
-  finished_at: Timestamp | null;
-  updated_at: Timestamp;
-}
+/** The columns both job tables share, the lease's among them. */
+type LeaseColumns = RecordingJobColumns<string>;
 type JobTables = { transcription_jobs: TranscriptionJobsTable; letter_jobs: LetterJobsTable };
 type JobStatuses = { transcription_jobs: TranscriptionJobStatus; letter_jobs: LetterJobStatus };
 type LeaseView = Kysely<{ job: LeaseColumns }>;

@@ -1,6 +1,6 @@
 import { type Kysely, type Transaction } from "kysely";
 import { getDb } from "~/models/db.server";
-import { jobLease } from "./job-lease.server";
+import { recordingForUpdate, recordingJobTable, updateRecordingOfOwner } from "./recording-job.server";
 import type { Database, LetterStatus } from "./schema";
 
 // Letter jobs (ADR 0012): one per recording, claimed atomically and held by a lease its worker renews, as
@@ -10,29 +10,12 @@ import type { Database, LetterStatus } from "./schema";
 type Db = Kysely<Database> | Transaction<Database>;
 type Tx = Transaction<Database>;
 
-const jobColumns = [
-  "id",
-  "recording_id",
-  "owner_id",
-  "job_name",
-  "kind",
-  "template_id",
-  "status",
-  "attempts",
-  "lease_until",
-  "error_key",
-  "error_detail",
-  "engine",
-  "created_at",
-  "finished_at",
-] as const;
+const letterJobs = recordingJobTable("letter_jobs");
+const jobColumns = [...letterJobs.columns, "kind", "template_id"] as const;
 
 /** The recording row, locked for this transaction: serialises starting, settling and removing a letter. */
 export async function lockRecordingForLetter(trx: Tx, args: { ownerId: string; recordingId: string }) {
-  return trx
-    .selectFrom("recordings")
-    .where("owner_id", "=", args.ownerId)
-    .where("id", "=", args.recordingId)
+  return recordingForUpdate(trx, args)
     .select([
       "id",
       "storage_key",
@@ -42,7 +25,6 @@ export async function lockRecordingForLetter(trx: Tx, args: { ownerId: string; r
       "template_id",
       "language_code",
     ])
-    .forUpdate()
     .executeTakeFirst();
 }
 
@@ -50,33 +32,18 @@ export async function setLetterStatus(
   db: Db,
   args: { ownerId: string; recordingId: string; status: LetterStatus; templateId?: string },
 ) {
-  await db
-    .updateTable("recordings")
-    .set({
-      medical_letter_status: args.status,
-      ...(args.templateId ? { template_id: args.templateId } : {}),
-      updated_at: new Date(),
-    })
-    .where("owner_id", "=", args.ownerId)
-    .where("id", "=", args.recordingId)
-    .execute();
+  await updateRecordingOfOwner(db, args, {
+    medical_letter_status: args.status,
+    ...(args.templateId ? { template_id: args.templateId } : {}),
+  });
 }
 
 export async function findLetterJobOfRecording(db: Db, args: { ownerId: string; recordingId: string }) {
-  return db
-    .selectFrom("letter_jobs")
-    .where("owner_id", "=", args.ownerId)
-    .where("recording_id", "=", args.recordingId)
-    .select(jobColumns)
-    .executeTakeFirst();
+  return letterJobs.ofRecording(db, args).select(jobColumns).executeTakeFirst();
 }
 
 export async function deleteLetterJobOfRecording(db: Db, args: { ownerId: string; recordingId: string }) {
-  await db
-    .deleteFrom("letter_jobs")
-    .where("owner_id", "=", args.ownerId)
-    .where("recording_id", "=", args.recordingId)
-    .execute();
+  await letterJobs.deleteOfRecording(db, args);
 }
 
 /** A fresh run: replaces a finished job of the recording (at most one letter job per recording). */
@@ -94,22 +61,13 @@ export async function replaceLetterJob(
   await deleteLetterJobOfRecording(db, args);
   return db
     .insertInto("letter_jobs")
-    .values({
-      owner_id: args.ownerId,
-      recording_id: args.recordingId,
-      job_name: args.jobName,
-      kind: args.kind,
-      template_id: args.templateId,
-      engine: args.engine,
-      status: "queued",
-      updated_at: new Date(),
-    })
+    .values({ ...letterJobs.queuedRow(args), kind: args.kind, template_id: args.templateId })
     .returning(["id", "job_name"])
     .executeTakeFirstOrThrow();
 }
 
 /** Claim, renew and finish a run; the sweep's requeue and resend (job-lease.server.ts). */
-export const letterJobLease = jobLease("letter_jobs");
+export const letterJobLease = letterJobs.lease;
 
 /** Whether a letter job is still queued (a deleted or reset one is not). */
 export async function isLetterJobQueued(id: string) {

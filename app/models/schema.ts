@@ -98,12 +98,13 @@ export interface ContextUploadsTable {
   created_at: CreatedAt;
 }
 
-export interface TranscriptionJobsTable {
+/** The columns of a recording's job row, one kind of job a table (transcription_jobs, letter_jobs). */
+export interface RecordingJobColumns<Status extends string> {
   id: Generated<string>;
   recording_id: string;
   owner_id: string;
   job_name: string;
-  status: ColumnType<TranscriptionJobStatus, TranscriptionJobStatus | undefined, TranscriptionJobStatus>;
+  status: ColumnType<Status, Status | undefined, Status>;
   attempts: Generated<number>;
   lease_until: Timestamp | null;
   error_key: string | null;
@@ -112,9 +113,12 @@ export interface TranscriptionJobsTable {
   created_at: CreatedAt;
   updated_at: Timestamp;
   started_at: Timestamp | null;
+  finished_at: Timestamp | null;
+}
+
+export interface TranscriptionJobsTable extends RecordingJobColumns<TranscriptionJobStatus> {
   engine_called_at: Timestamp | null;
   engine_returned_at: Timestamp | null;
-  finished_at: Timestamp | null;
 }
 
 export type TranscriptionJobStatus = "queued" | "running" | "completed" | "failed";
@@ -169,23 +173,9 @@ export interface LetterVersionsTable {
 
 export type LetterJobStatus = "queued" | "running" | "completed" | "failed";
 
-export interface LetterJobsTable {
-  id: Generated<string>;
-  recording_id: string;
-  owner_id: string;
-  job_name: string;
+export interface LetterJobsTable extends RecordingJobColumns<LetterJobStatus> {
   kind: "create" | "redo";
   template_id: string;
-  status: ColumnType<LetterJobStatus, LetterJobStatus | undefined, LetterJobStatus>;
-  attempts: Generated<number>;
-  lease_until: Timestamp | null;
-  error_key: string | null;
-  error_detail: string | null;
-  engine: string | null;
-  created_at: CreatedAt;
-  updated_at: Timestamp;
-  started_at: Timestamp | null;
-  finished_at: Timestamp | null;
 }
 
 export interface LetterProposalsTable {

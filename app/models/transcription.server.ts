@@ -1,6 +1,6 @@
 import { type Kysely, type Transaction } from "kysely";
 import { getDb } from "~/models/db.server";
-import { jobLease } from "./job-lease.server";
+import { recordingForUpdate, recordingJobTable, updateRecordingOfOwner } from "./recording-job.server";
 import type { Database, TranscriptionStatus } from "./schema";
 
 // Transcription jobs and the recording's transcription state, scoped by owner wherever a user asks (STYLE.md
@@ -9,33 +9,12 @@ import type { Database, TranscriptionStatus } from "./schema";
 
 type Db = Kysely<Database> | Transaction<Database>;
 
-const jobColumns = [
-  "id",
-  "recording_id",
-  "owner_id",
-  "job_name",
-  "status",
-  "attempts",
-  "lease_until",
-  "error_key",
-  "error_detail",
-  "engine",
-  "created_at",
-  "started_at",
-  "engine_called_at",
-  "engine_returned_at",
-  "finished_at",
-] as const;
+const transcriptionJobs = recordingJobTable("transcription_jobs");
+const jobColumns = [...transcriptionJobs.columns, "started_at", "engine_called_at", "engine_returned_at"] as const;
 
 /** The recording row, locked for this transaction: serialises starting, settling and removing a run. */
 export async function lockRecording(trx: Transaction<Database>, args: { ownerId: string; recordingId: string }) {
-  return trx
-    .selectFrom("recordings")
-    .where("owner_id", "=", args.ownerId)
-    .where("id", "=", args.recordingId)
-    .select(["id", "transcription_status", "transcript_key"])
-    .forUpdate()
-    .executeTakeFirst();
+  return recordingForUpdate(trx, args).select(["id", "transcription_status", "transcript_key"]).executeTakeFirst();
 }
 
 /** The recording's SPEC §4 status, and its transcript key when given (null clears it). */
@@ -43,24 +22,14 @@ export async function setTranscriptionState(
   db: Db,
   args: { ownerId: string; recordingId: string; status: TranscriptionStatus; transcriptKey?: string | null },
 ) {
-  await db
-    .updateTable("recordings")
-    .set({
-      transcription_status: args.status,
-      ...(args.transcriptKey !== undefined ? { transcript_key: args.transcriptKey } : {}),
-      updated_at: new Date(),
-    })
-    .where("owner_id", "=", args.ownerId)
-    .where("id", "=", args.recordingId)
-    .execute();
+  await updateRecordingOfOwner(db, args, {
+    transcription_status: args.status,
+    ...(args.transcriptKey !== undefined ? { transcript_key: args.transcriptKey } : {}),
+  });
 }
 
 export async function deleteJobOfRecording(db: Db, args: { ownerId: string; recordingId: string }) {
-  await db
-    .deleteFrom("transcription_jobs")
-    .where("owner_id", "=", args.ownerId)
-    .where("recording_id", "=", args.recordingId)
-    .execute();
+  await transcriptionJobs.deleteOfRecording(db, args);
 }
 
 /** What a run needs of its recording. */
@@ -74,12 +43,7 @@ export async function findRecordingForJob(args: { ownerId: string; recordingId: 
 }
 
 export async function findJobOfRecording(db: Db, args: { ownerId: string; recordingId: string }) {
-  return db
-    .selectFrom("transcription_jobs")
-    .where("owner_id", "=", args.ownerId)
-    .where("recording_id", "=", args.recordingId)
-    .select(jobColumns)
-    .executeTakeFirst();
+  return transcriptionJobs.ofRecording(db, args).select(jobColumns).executeTakeFirst();
 }
 
 export async function findJobByName({ ownerId, jobName }: { ownerId: string; jobName: string }) {
@@ -113,20 +77,13 @@ export async function replaceJob(
   await deleteJobOfRecording(db, args);
   return db
     .insertInto("transcription_jobs")
-    .values({
-      owner_id: args.ownerId,
-      recording_id: args.recordingId,
-      job_name: args.jobName,
-      engine: args.engine,
-      status: "queued",
-      updated_at: new Date(),
-    })
+    .values(transcriptionJobs.queuedRow(args))
     .returning("id")
     .executeTakeFirstOrThrow();
 }
 
 /** Claim, renew and finish a run; the sweep's requeue and resend (job-lease.server.ts). */
-export const transcriptionJobLease = jobLease("transcription_jobs");
+export const transcriptionJobLease = transcriptionJobs.lease;
 
 export async function markEngineTimes(id: string, set: { engine_called_at?: Date; engine_returned_at?: Date }) {
   await getDb().updateTable("transcription_jobs").set(set).where("id", "=", id).execute();
