@@ -17,11 +17,11 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
 }
 
 export async function action({ request, params }: ActionFunctionArgs) {
-  const { user, language } = await requireUserTemplate(request, params.templateId ?? "");
+  const templateId = params.templateId ?? "";
+  const { user, language } = await requireUserTemplate(request, templateId);
   const form = await request.formData();
-  form.set("templateId", params.templateId ?? "");
   return withFailureMessage("templates:errors.saveStructure", language, () =>
-    saveStructureIntent(user, form, language, request),
+    saveStructureIntent(user, templateId, form, language, request),
   );
 }
 

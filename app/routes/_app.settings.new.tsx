@@ -1,18 +1,18 @@
 import { getFormProps, getInputProps, useForm, type FormMetadata } from "@conform-to/react";
 import { getZodConstraint, parseWithZod } from "@conform-to/zod";
-import { json, redirect, type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-run/node";
+import { json, type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-run/node";
 import { Form, useActionData, useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { Modal } from "~/components/ui/modal";
 import { customTemplateInputSchema } from "~/models/template-rules";
-import { audit } from "~/services/audit/audit.server";
+import { auditTemplate } from "~/services/audit/events.server";
 import {
   createCustomTemplate,
   customTemplatesAtLimit,
   MAX_CUSTOM_TEMPLATES,
 } from "~/services/templates/custom-templates.server";
 import { DomainError, statusFor } from "~/services/web/domain-error.server";
-import { setToast } from "~/services/web/toast.server";
+import { redirectWithToast } from "~/services/web/toast.server";
 import { meterCall } from "~/services/admin/usage.server";
 import { requireUserTemplatesEnabled } from "~/routes/_app.settings/context.server";
 import { settingsUrl } from "~/routes/_app.settings/urls";
@@ -47,16 +47,10 @@ export async function action({ request }: ActionFunctionArgs) {
     }
     throw error;
   }
-  await audit({
-    userId: user.id,
-    action: "template.custom.create",
-    entityType: "template",
-    entityId: templateId,
-    outcome: "success",
-    request,
-  });
-  throw redirect(settingsUrl(language, templateId), {
-    headers: { "Set-Cookie": await setToast({ type: "success", key: "templates:toast.customCreated" }) },
+  await auditTemplate(request, user.id, "template.custom.create", templateId);
+  throw await redirectWithToast(settingsUrl(language, templateId), {
+    type: "success",
+    key: "templates:toast.customCreated",
   });
 }
 

@@ -1,16 +1,16 @@
-import { redirect, type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-run/node";
+import { type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-run/node";
 import { Form, Link, useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { danger } from "~/components/ui/buttons";
 import { Modal } from "~/components/ui/modal";
-import { audit } from "~/services/audit/audit.server";
+import { auditTemplate } from "~/services/audit/events.server";
 import { deleteCustomTemplate } from "~/services/templates/custom-templates.server";
 import { DomainError } from "~/services/web/domain-error.server";
 import { getFixedTFor, getLanguage } from "~/services/web/i18n.server";
 import { removeTemplateAccess } from "~/services/templates/templates.server";
 import { requireUserTemplate } from "./_app.settings/context.server";
 import { settingsUrl } from "./_app.settings/urls";
-import { setToast } from "~/services/web/toast.server";
+import { redirectWithToast } from "~/services/web/toast.server";
 import { meterCall } from "~/services/admin/usage.server";
 
 // The delete/remove confirmation dialog: says what will be lost before acting.
@@ -33,27 +33,21 @@ export async function action({ request, params }: ActionFunctionArgs) {
     const reason = error instanceof DomainError ? t(error.message) : t("common:errors.unexpected");
     if (!(error instanceof DomainError))
       console.warn("[settings] remove:", error instanceof Error ? error.message : error);
-    throw redirect(settingsUrl(language), {
-      headers: {
-        "Set-Cookie": await setToast({ type: "error", key: "templates:errors.removeTemplate", values: { reason } }),
-      },
+    throw await redirectWithToast(settingsUrl(language), {
+      type: "error",
+      key: "templates:errors.removeTemplate",
+      values: { reason },
     });
   }
-  await audit({
-    userId: user.id,
-    action: structure.isSystem ? "template.remove-access" : "template.custom.delete",
-    entityType: "template",
-    entityId: templateId,
-    outcome: "success",
+  await auditTemplate(
     request,
-  });
-  throw redirect(settingsUrl(language), {
-    headers: {
-      "Set-Cookie": await setToast({
-        type: "success",
-        key: structure.isSystem ? "templates:toast.templateRemoved" : "templates:toast.customDeleted",
-      }),
-    },
+    user.id,
+    structure.isSystem ? "template.remove-access" : "template.custom.delete",
+    templateId,
+  );
+  throw await redirectWithToast(settingsUrl(language), {
+    type: "success",
+    key: structure.isSystem ? "templates:toast.templateRemoved" : "templates:toast.customDeleted",
   });
 }
 

@@ -4,6 +4,7 @@ import { useTranslation } from "react-i18next";
 import type { StoredElement } from "~/models/schema";
 import type { TemplateLanguage } from "~/models/template-rules";
 import { StructureEditor, useStructureForm } from "./editor";
+import { INTENT } from "./schema";
 
 export type CardTemplate = {
   id: string;
@@ -77,7 +78,7 @@ export function TemplateCard({
           </Link>
           {template.isSystem ? (
             <Form method="post">
-              <input type="hidden" name="intent" value="reset" />
+              <input type="hidden" name="intent" value={INTENT.reset} />
               <input type="hidden" name="templateId" value={template.id} />
               <input type="hidden" name="language" value={language} />
               <button
@@ -116,7 +117,7 @@ export function RagToggle({ agreed, language }: { agreed: boolean; language: Tem
       <p className="mt-2 text-sm text-slate-700">{t("settings.aiLearningExplained")}</p>
       <p className="mt-1 text-sm text-slate-700">{t("settings.aiLearningWithdraw")}</p>
       <Form method="post" className="mt-3 flex items-center gap-3">
-        <input type="hidden" name="intent" value="rag" />
+        <input type="hidden" name="intent" value={INTENT.rag} />
         <input type="hidden" name="language" value={language} />
         <input type="hidden" name="ragAgreed" value={agreed ? "false" : "true"} />
         <span className="text-sm" data-rag-state={agreed ? "on" : "off"}>

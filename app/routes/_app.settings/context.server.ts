@@ -9,11 +9,10 @@ import { getUserStructure } from "~/services/templates/templates.server";
 // What every Settings route starts with: the user first, then the template
 // language (?language=, else the interface language), then the record.
 
-export async function templateLanguageOf(request: Request, form?: FormData): Promise<TemplateLanguage> {
-  const asked = form?.get("language") ?? new URL(request.url).searchParams.get("language");
-  return (
-    templateLanguageFrom(typeof asked === "string" ? asked : null) ?? toTemplateLanguage(await getLanguage(request))
-  );
+/** `posted`: the language a form was shown in (its hidden `language` field), before the address's. */
+export async function templateLanguageOf(request: Request, posted?: string | null): Promise<TemplateLanguage> {
+  const asked = posted ?? new URL(request.url).searchParams.get("language");
+  return templateLanguageFrom(asked) ?? toTemplateLanguage(await getLanguage(request));
 }
 
 /** A template of this user (system or own); anything else is a 404 that reveals nothing. */

@@ -20,6 +20,7 @@ import {
   structureInputSchema,
   type TemplateLanguage,
 } from "~/models/template-rules";
+import { INTENT } from "./schema";
 
 // The structure editor shared by the template card, the editor dialog and the
 // new-template dialog. Every list button (add, move, remove) is a submit that
@@ -74,7 +75,7 @@ export function StructureEditor({
       data-structure-editor
       data-char-message={t("errors.characterNotAllowed")}
     >
-      <input type="hidden" name="intent" value="structure" />
+      <input type="hidden" name="intent" value={INTENT.structure} />
       <input type="hidden" name="templateId" value={template.id} />
       <input type="hidden" name="language" value={language} />
       {form.errors?.length ? (

@@ -1,12 +1,12 @@
 import { parseWithZod } from "@conform-to/zod";
-import { json, redirect } from "@remix-run/node";
+import { json } from "@remix-run/node";
 import { setRagAgreed } from "~/models/template.server";
 import { structureInputSchema, type TemplateLanguage } from "~/models/template-rules";
-import { audit } from "~/services/audit/audit.server";
+import { auditAccount, auditTemplate } from "~/services/audit/events.server";
 import { DomainError, statusFor } from "~/services/web/domain-error.server";
 import type { SessionUser } from "~/services/web/session.server";
 import { resetUserStructure, saveUserStructure } from "~/services/templates/templates.server";
-import { setToast } from "~/services/web/toast.server";
+import { redirectWithToast } from "~/services/web/toast.server";
 import { meterCall } from "~/services/admin/usage.server";
 import { settingsUrl } from "./urls";
 
@@ -30,17 +30,17 @@ export async function withFailureMessage<T>(
       throw new Response(error.kind === "not_found" ? "Not found" : error.message, { status: statusFor(error.kind) });
     }
     console.warn(`[settings] ${key}:`, error instanceof Error ? error.message : error);
-    throw redirect(settingsUrl(language), { headers: { "Set-Cookie": await setToast({ type: "error", key }) } });
+    throw await redirectWithToast(settingsUrl(language), { type: "error", key });
   }
 }
 
 export async function saveStructureIntent(
   user: SessionUser,
+  templateId: string,
   form: FormData,
   language: TemplateLanguage,
   request: Request,
 ) {
-  const templateId = String(form.get("templateId") ?? "");
   const submission = parseWithZod(form, { schema: structureInputSchema });
   // List intents (add, remove, move) and failed checks come back as a draft.
   if (submission.status !== "success") {
@@ -76,45 +76,23 @@ export async function templateChanged(
   request: Request,
   args: { templateId: string; language: TemplateLanguage; action: "save" | "reset" },
 ): Promise<never> {
-  await audit({
-    userId: user.id,
-    action: `template.structure.${args.action}`,
-    entityType: "template",
-    entityId: args.templateId,
-    outcome: "success",
-    request,
-  });
+  await auditTemplate(request, user.id, `template.structure.${args.action}`, args.templateId);
   const key = args.action === "save" ? "templates:toast.structureSaved" : "templates:toast.structureReset";
-  throw redirect(settingsUrl(args.language, args.templateId), {
-    headers: { "Set-Cookie": await setToast({ type: "success", key }) },
-  });
+  throw await redirectWithToast(settingsUrl(args.language, args.templateId), { type: "success", key });
 }
 
-export async function resetIntent(user: SessionUser, form: FormData, language: TemplateLanguage, request: Request) {
-  const templateId = String(form.get("templateId") ?? "");
+export async function resetIntent(user: SessionUser, templateId: string, language: TemplateLanguage, request: Request) {
   meterCall(user.id, "structure/user/reset");
   await resetUserStructure({ userId: user.id, templateId, language });
   return templateChanged(user, request, { templateId, language, action: "reset" });
 }
 
-export async function ragIntent(user: SessionUser, form: FormData, language: TemplateLanguage, request: Request) {
-  const agreed = form.get("ragAgreed") === "true";
+export async function ragIntent(user: SessionUser, agreed: boolean, language: TemplateLanguage, request: Request) {
   meterCall(user.id, "structure/user/rag-permission");
   await setRagAgreed({ userId: user.id, agreed });
-  await audit({
-    userId: user.id,
-    action: agreed ? "consent.rag.grant" : "consent.rag.withdraw",
-    entityType: "user",
-    entityId: user.id,
-    outcome: "success",
-    request,
-  });
-  throw redirect(`${settingsUrl(language)}#ai-learning`, {
-    headers: {
-      "Set-Cookie": await setToast({
-        type: "success",
-        key: agreed ? "templates:toast.ragOn" : "templates:toast.ragOff",
-      }),
-    },
+  await auditAccount(request, user.id, agreed ? "consent.rag.grant" : "consent.rag.withdraw", user.id);
+  throw await redirectWithToast(`${settingsUrl(language)}#ai-learning`, {
+    type: "success",
+    key: agreed ? "templates:toast.ragOn" : "templates:toast.ragOff",
   });
 }

@@ -1,4 +1,5 @@
-import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import { parseWithZod } from "@conform-to/zod";
+import { json, type ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Link, Outlet, useActionData, useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import type { RouteHandle } from "~/components/page-scripts";
@@ -13,7 +14,9 @@ import { requireUser } from "~/services/web/session.server";
 import { listUserTemplates, organizationLabel, type TemplateView } from "~/services/templates/templates.server";
 import { AccountSection, RagToggle, SessionsSection, TemplateCard } from "./components";
 import { templateLanguageOf } from "./context.server";
+import { isUnknownIntent } from "~/components/forms/fields";
 import { ragIntent, resetIntent, saveStructureIntent, withFailureMessage } from "./queries.server";
+import { INTENT, settingsActionSchema } from "./schema";
 
 // SPEC §2 "Settings": the user's templates with an inline structure editor, the
 // AI Learning consent, and the ways to the repository and a new template. No
@@ -58,24 +61,37 @@ export async function loader({ request }: LoaderFunctionArgs) {
 
 export async function action({ request }: ActionFunctionArgs) {
   const user = await requireUser(request);
-  const form = await request.formData();
-  const language = await templateLanguageOf(request, form);
-  switch (form.get("intent")) {
-    case "structure":
+  const formData = await request.formData();
+  const submission = parseWithZod(withoutListButton(formData), { schema: settingsActionSchema });
+  if (isUnknownIntent(submission)) throw new Response("Unknown intent", { status: 400 });
+  if (submission.status !== "success") return json({ result: submission.reply() }, { status: 400 });
+  const form = submission.value;
+  const language = await templateLanguageOf(request, form.language);
+  switch (form.intent) {
+    case INTENT.structure:
+      // The structure editor's own schema reads the elements (and conform's list buttons) from the form.
       return withFailureMessage("templates:errors.saveStructure", language, () =>
-        saveStructureIntent(user, form, language, request),
+        saveStructureIntent(user, form.templateId, formData, language, request),
       );
-    case "reset":
+    case INTENT.reset:
       return withFailureMessage("templates:errors.resetStructure", language, () =>
-        resetIntent(user, form, language, request),
+        resetIntent(user, form.templateId, language, request),
       );
-    case "rag":
+    case INTENT.rag:
       return withFailureMessage("templates:errors.ragSettings", language, () =>
-        ragIntent(user, form, language, request),
+        ragIntent(user, form.ragAgreed, language, request),
       );
-    default:
-      throw new Response("Unknown intent", { status: 400 });
   }
+}
+
+/**
+ * The form as its own buttons posted it: the structure editor's list buttons (add, move, remove) post conform's
+ * intent too, which saveStructureIntent applies to the draft; which form it is does not depend on it.
+ */
+function withoutListButton(form: FormData) {
+  const fields = new FormData();
+  for (const [name, value] of form) if (name !== "__intent__") fields.append(name, value);
+  return fields;
 }
 
 export default function Settings() {
