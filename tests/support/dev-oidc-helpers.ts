@@ -1,6 +1,8 @@
 /**
  * Shared fixtures for the dev OIDC provider test files (provider-*.server.test.ts). Not a test file itself.
  */
+import { afterAll, beforeAll } from "vitest";
+
 import {
   startDevOidcProvider,
   type DevOidcProvider,
@@ -51,4 +53,24 @@ export function authorizationUrl(provider: DevOidcProvider, params: Record<strin
     ...params,
   }).toString();
   return url;
+}
+
+/** What a provider test file works with: its provider, and the test client's sign-in arguments there. */
+export type TestProviderWorld = {
+  provider: DevOidcProvider;
+  clientArgs(accountId: string): ReturnType<typeof clientArgsFor>;
+};
+
+/** For a test file: one test provider (see startTestProvider) started before its tests and closed after them. */
+export function testProviderForFile(options: Partial<DevOidcProviderOptions> = {}): TestProviderWorld {
+  const world = {
+    clientArgs: (accountId: string) => clientArgsFor(world.provider, accountId),
+  } as TestProviderWorld;
+  beforeAll(async () => {
+    world.provider = await startTestProvider(options);
+  });
+  afterAll(async () => {
+    await world.provider?.close();
+  });
+  return world;
 }

@@ -1,5 +1,5 @@
 import { createRemoteJWKSet, jwtVerify } from "jose";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 
 import {
   authorizeAtDevProvider,
@@ -9,45 +9,30 @@ import {
   type CookieJar,
 } from "../../../tests/support/oidc-client";
 import { DEV_ACR, findDemoAccount } from "./accounts";
-import {
-  audience,
-  authorizationUrl,
-  client,
-  clientArgsFor,
-  startTestProvider,
-} from "../../../tests/support/dev-oidc-helpers";
-import type { DevOidcProvider } from "./provider.server";
+import { audience, authorizationUrl, client, testProviderForFile } from "../../../tests/support/dev-oidc-helpers";
 
 // OIDC_ACR_VALUES (ADR 0019) is tested against this provider end to end (tests/integration/sign-in-acr.test.ts,
 // bearer-acr.test.ts), so it must sign in at the level a real provider would: the password alone, or the second
 // factor when the client asks for it in acr_values and the account has one — and say so in both tokens.
-let provider: DevOidcProvider;
-
-beforeAll(async () => {
-  provider = await startTestProvider();
-});
-
-afterAll(async () => {
-  await provider?.close();
-});
+const world = testProviderForFile();
 
 /** The `acr` of the ID token and of the API access token of one sign-in (in `jar`: a browser signed in before). */
 async function acrOfSignIn(accountId: string, acrValues?: string, jar?: CookieJar) {
   const tokens = await getDevAccessToken({
-    ...clientArgsFor(provider, accountId),
+    ...world.clientArgs(accountId),
     audience,
     jar,
     ...(acrValues ? { extraParams: { acr_values: acrValues } } : {}),
   });
-  const jwks = createRemoteJWKSet(new URL(`${provider.issuer}/jwks`));
-  const id = await jwtVerify(tokens.id_token, jwks, { issuer: provider.issuer, audience: client.client_id });
-  const access = await jwtVerify(tokens.access_token, jwks, { issuer: provider.issuer, audience });
+  const jwks = createRemoteJWKSet(new URL(`${world.provider.issuer}/jwks`));
+  const id = await jwtVerify(tokens.id_token, jwks, { issuer: world.provider.issuer, audience: client.client_id });
+  const access = await jwtVerify(tokens.access_token, jwks, { issuer: world.provider.issuer, audience });
   return { id: id.payload.acr, access: access.payload.acr };
 }
 
 describe("authentication context (acr)", () => {
   test("publishes the password and the second-factor level", async () => {
-    const discovery = await fetchDiscovery(provider.issuer);
+    const discovery = await fetchDiscovery(world.provider.issuer);
     expect(discovery.acr_values_supported).toEqual([DEV_ACR.password, DEV_ACR.multiFactor]);
     expect(discovery.claims_supported).toContain("acr");
   });
@@ -87,12 +72,12 @@ describe("authentication context (acr)", () => {
       access: DEV_ACR.password,
     });
     // The provider session alone answers a second request at the same level: no account is chosen again.
-    const again = await authorizeAtDevProvider({ ...clientArgsFor(provider, "nobody-chosen"), audience, jar });
+    const again = await authorizeAtDevProvider({ ...world.clientArgs("nobody-chosen"), audience, jar });
     expect(again.callback.searchParams.has("code")).toBe(true);
     // Asked for the second factor, it shows the account list again (an unknown account would throw there).
     await expect(
       authorizeAtDevProvider({
-        ...clientArgsFor(provider, "nobody-chosen"),
+        ...world.clientArgs("nobody-chosen"),
         audience,
         jar,
         extraParams: { acr_values: DEV_ACR.multiFactor },
@@ -104,7 +89,7 @@ describe("authentication context (acr)", () => {
     });
     // Now at that level, the session answers without asking.
     const stepped = await authorizeAtDevProvider({
-      ...clientArgsFor(provider, "nobody-chosen"),
+      ...world.clientArgs("nobody-chosen"),
       audience,
       jar,
       extraParams: { acr_values: DEV_ACR.multiFactor },
@@ -114,8 +99,8 @@ describe("authentication context (acr)", () => {
 
   test("marks the account without a second factor on the sign-in page", async () => {
     const jar = createCookieJar();
-    const redirect = await jar.fetch(authorizationUrl(provider));
-    const html = await (await jar.fetch(new URL(redirect.headers.get("location")!, provider.issuer))).text();
+    const redirect = await jar.fetch(authorizationUrl(world.provider));
+    const html = await (await jar.fetch(new URL(redirect.headers.get("location")!, world.provider.issuer))).text();
     const buttons = [...html.matchAll(/<button[^>]*value="([^"]+)"[\s\S]*?<\/button>/g)];
     const marked = buttons.filter(([button]) => button.includes("kein zweiter Faktor")).map(([, id]) => id);
     expect(marked).toEqual(["paul-neumann", "lena-vogel"]);

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 
 import {
   authorizeAtDevProvider,
@@ -8,36 +8,19 @@ import {
 } from "../../../tests/support/oidc-client";
 import { demoAccounts } from "./accounts";
 import { escapeHtml } from "./pages.server";
-import {
-  audience,
-  authorizationUrl,
-  client,
-  clientArgsFor,
-  startTestProvider,
-} from "../../../tests/support/dev-oidc-helpers";
-import { UNVERIFIED_EMAIL_DESCRIPTION, type DevOidcProvider } from "./provider.server";
+import { audience, authorizationUrl, client, testProviderForFile } from "../../../tests/support/dev-oidc-helpers";
+import { UNVERIFIED_EMAIL_DESCRIPTION } from "./provider.server";
 
 // Discovery, tokens and the provider's lifecycle: provider-tokens.server.test.ts.
-let provider: DevOidcProvider;
-
-function clientArgs(accountId: string) {
-  return clientArgsFor(provider, accountId);
-}
-
-beforeAll(async () => {
-  provider = await startTestProvider();
-});
-
-afterAll(async () => {
-  await provider?.close();
-});
+const world = testProviderForFile();
+const { clientArgs } = world;
 
 describe("sign-in page", () => {
   test("lists every demo account as a plain form without scripts", async () => {
     const jar = createCookieJar();
-    const redirect = await jar.fetch(authorizationUrl(provider, { scope: "openid profile email" }));
+    const redirect = await jar.fetch(authorizationUrl(world.provider, { scope: "openid profile email" }));
     expect(redirect.status).toBe(303);
-    const pageUrl = new URL(redirect.headers.get("location")!, provider.issuer);
+    const pageUrl = new URL(redirect.headers.get("location")!, world.provider.issuer);
     expect(pageUrl.pathname).toMatch(/^\/interaction\/[\w-]+$/);
     expect(jar.cookieHeader(pageUrl)).toContain("devoidc_interaction=");
 
@@ -60,14 +43,14 @@ describe("sign-in page", () => {
 
   test("speaks English when ui_locales asks for it", async () => {
     const jar = createCookieJar();
-    const redirect = await jar.fetch(authorizationUrl(provider, { ui_locales: "en-GB de" }));
-    const html = await (await jar.fetch(new URL(redirect.headers.get("location")!, provider.issuer))).text();
+    const redirect = await jar.fetch(authorizationUrl(world.provider, { ui_locales: "en-GB de" }));
+    const html = await (await jar.fetch(new URL(redirect.headers.get("location")!, world.provider.issuer))).text();
     expect(html).toContain('<html lang="en"');
     expect(html).toContain("Sign in to Skribent");
   });
 
   test("an interaction page opened without its cookie shows an error page, not a crash", async () => {
-    const response = await fetch(`${provider.issuer}/interaction/doesnotexist`);
+    const response = await fetch(`${world.provider.issuer}/interaction/doesnotexist`);
     expect(response.status).toBe(400);
     expect(await response.text()).toContain("invalid_request");
   });
@@ -91,7 +74,7 @@ describe("RP-initiated logout", () => {
     const jar = createCookieJar();
     const tokens = await getDevAccessToken({ ...clientArgs("ops-admin"), audience, jar });
 
-    const endSession = new URL(`${provider.issuer}/session/end`);
+    const endSession = new URL(`${world.provider.issuer}/session/end`);
     endSession.search = new URLSearchParams({
       id_token_hint: tokens.id_token,
       post_logout_redirect_uri: client.post_logout_redirect_uris[0]!,
@@ -116,13 +99,13 @@ describe("RP-initiated logout", () => {
     expect(location.origin + location.pathname).toBe(client.post_logout_redirect_uris[0]);
     expect(location.searchParams.get("state")).toBe("bye");
     // The provider session is gone: its cookie was cleared.
-    expect(jar.cookieHeader(provider.issuer)).not.toContain("devoidc_session=");
+    expect(jar.cookieHeader(world.provider.issuer)).not.toContain("devoidc_session=");
   });
 
   test("the logout page is English for an English browser", async () => {
     const jar = createCookieJar();
     const tokens = await getDevAccessToken({ ...clientArgs("emily-clarke"), audience, jar });
-    const endSession = new URL(`${provider.issuer}/session/end`);
+    const endSession = new URL(`${world.provider.issuer}/session/end`);
     endSession.searchParams.set("id_token_hint", tokens.id_token);
     const html = await (await jar.fetch(endSession, { headers: { "Accept-Language": "en-GB,en;q=0.9" } })).text();
     expect(html).toContain("Sign out");

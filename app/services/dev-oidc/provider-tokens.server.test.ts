@@ -1,7 +1,7 @@
 import net from "node:net";
 
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from "jose";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 
 import {
   authorizeAtDevProvider,
@@ -10,38 +10,21 @@ import {
   getDevAccessToken,
   signInAtDevProvider,
 } from "../../../tests/support/oidc-client";
-import {
-  audience,
-  authorizationUrl,
-  client,
-  clientArgsFor,
-  startTestProvider,
-} from "../../../tests/support/dev-oidc-helpers";
-import { startDevOidcProvider, type DevOidcProvider } from "./provider.server";
+import { audience, authorizationUrl, client, testProviderForFile } from "../../../tests/support/dev-oidc-helpers";
+import { startDevOidcProvider } from "./provider.server";
 
 // The sign-in and logout pages: provider-interactions.server.test.ts.
-let provider: DevOidcProvider;
-
-function clientArgs(accountId: string) {
-  return clientArgsFor(provider, accountId);
-}
-
-beforeAll(async () => {
-  provider = await startTestProvider();
-});
-
-afterAll(async () => {
-  await provider?.close();
-});
+const world = testProviderForFile();
+const { clientArgs } = world;
 
 describe("discovery and keys", () => {
   test("publishes the endpoints, S256 PKCE and an RS256 signing key", async () => {
-    const discovery = await fetchDiscovery(provider.issuer);
-    expect(discovery.issuer).toBe(provider.issuer);
-    expect(discovery.authorization_endpoint).toBe(`${provider.issuer}/auth`);
-    expect(discovery.token_endpoint).toBe(`${provider.issuer}/token`);
-    expect(discovery.jwks_uri).toBe(`${provider.issuer}/jwks`);
-    expect(discovery.end_session_endpoint).toBe(`${provider.issuer}/session/end`);
+    const discovery = await fetchDiscovery(world.provider.issuer);
+    expect(discovery.issuer).toBe(world.provider.issuer);
+    expect(discovery.authorization_endpoint).toBe(`${world.provider.issuer}/auth`);
+    expect(discovery.token_endpoint).toBe(`${world.provider.issuer}/token`);
+    expect(discovery.jwks_uri).toBe(`${world.provider.issuer}/jwks`);
+    expect(discovery.end_session_endpoint).toBe(`${world.provider.issuer}/session/end`);
     expect(discovery.code_challenge_methods_supported).toContain("S256");
     expect(discovery.response_types_supported).toEqual(["code"]);
     expect(discovery.scopes_supported).toEqual(expect.arrayContaining(["openid", "profile", "email"]));
@@ -63,10 +46,10 @@ describe("discovery and keys", () => {
 describe("authorization code flow with PKCE", () => {
   test("issues a verifiable ID token and a JWT access token for the API audience", async () => {
     const tokens = await getDevAccessToken({ ...clientArgs("anna-berger"), audience });
-    const jwks = createRemoteJWKSet(new URL(`${provider.issuer}/jwks`));
+    const jwks = createRemoteJWKSet(new URL(`${world.provider.issuer}/jwks`));
 
     const id = await jwtVerify(tokens.id_token, jwks, {
-      issuer: provider.issuer,
+      issuer: world.provider.issuer,
       audience: client.client_id,
       algorithms: ["RS256"],
     });
@@ -85,7 +68,7 @@ describe("authorization code flow with PKCE", () => {
       typ: "at+jwt",
     });
     const access = await jwtVerify(tokens.access_token, jwks, {
-      issuer: provider.issuer,
+      issuer: world.provider.issuer,
       audience,
       algorithms: ["RS256"],
     });
@@ -113,9 +96,9 @@ describe("authorization code flow with PKCE", () => {
       clientAuth: "client_secret_post",
     });
     expect(status).toBe(200);
-    const jwks = createRemoteJWKSet(new URL(`${provider.issuer}/jwks`));
+    const jwks = createRemoteJWKSet(new URL(`${world.provider.issuer}/jwks`));
     const access = await jwtVerify(String(body.access_token), jwks, {
-      issuer: provider.issuer,
+      issuer: world.provider.issuer,
       audience,
     });
     expect(access.payload.sub).toBe("emily-clarke");
@@ -141,11 +124,11 @@ describe("authorization code flow with PKCE", () => {
   });
 
   test("refuses an authorization request without PKCE", async () => {
-    const url = authorizationUrl(provider);
+    const url = authorizationUrl(world.provider);
     url.searchParams.delete("code_challenge");
     url.searchParams.delete("code_challenge_method");
     const response = await fetch(url, { redirect: "manual" });
-    const location = new URL(response.headers.get("location") ?? "", provider.issuer);
+    const location = new URL(response.headers.get("location") ?? "", world.provider.issuer);
     expect(location.origin + location.pathname).toBe(client.redirect_uris[0]);
     expect(location.searchParams.get("error")).toBe("invalid_request");
   });
