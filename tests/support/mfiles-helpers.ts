@@ -155,7 +155,7 @@ export type MFilesWorld = {
  * For a describe block: before each test a fresh fake server with the test user and the documents of
  * `addPatientDocuments`; after it, the server closed.
  */
-export function useFakeMFiles(): MFilesWorld {
+export function fakeMFilesForEachTest(): MFilesWorld {
   const world = {
     source: (overrides: MFilesOverrides = {}) => mfilesSource(world.server.url, overrides),
     contentRequests: () => world.server.requests.filter((r) => r.path.endsWith("/content")),

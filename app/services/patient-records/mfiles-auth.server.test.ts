@@ -2,13 +2,13 @@ import { describe, expect, it } from "vitest";
 
 import { startFakeMFilesServer } from "../../../tests/support/fake-mfiles-server";
 
-import { PATIENT_PROPERTY, VAULT, pdf, rejection, useFakeMFiles } from "../../../tests/support/mfiles-helpers";
+import { PATIENT_PROPERTY, VAULT, pdf, rejection, fakeMFilesForEachTest } from "../../../tests/support/mfiles-helpers";
 
 // The M-Files adapter's logins against the fake server: wrong credentials, expired tokens and the
 // Multi-Server Mode cookie (PROTOCOLS.md §4).
 
 describe("M-Files patient records", () => {
-  const world = useFakeMFiles();
+  const world = fakeMFilesForEachTest();
   const { source } = world;
 
   it("maps a wrong password to unauthorized without logging in twice", async () => {

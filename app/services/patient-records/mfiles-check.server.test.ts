@@ -2,12 +2,12 @@ import { describe, expect, it } from "vitest";
 
 import { PatientRecordError } from "./patient-records.server";
 
-import { rejection, useFakeMFiles } from "../../../tests/support/mfiles-helpers";
+import { rejection, fakeMFilesForEachTest } from "../../../tests/support/mfiles-helpers";
 
 // The M-Files adapter's health check() against the fake server.
 
 describe("M-Files patient records", () => {
-  const world = useFakeMFiles();
+  const world = fakeMFilesForEachTest();
   const { source } = world;
 
   describe("check()", () => {

@@ -9,14 +9,14 @@ import {
   pdf,
   rejection,
   startBystander,
-  useFakeMFiles,
+  fakeMFilesForEachTest,
 } from "../../../tests/support/mfiles-helpers";
 
 // The M-Files adapter's failures and limits against the fake server: redirects, time-outs, the
 // caller's abort, the size limit, server errors and an unreachable host.
 
 describe("M-Files patient records", () => {
-  const world = useFakeMFiles();
+  const world = fakeMFilesForEachTest();
   const { source, contentRequests } = world;
 
   describe("redirects", () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 
-import { PATIENT_PROPERTY, VAULT, pdf, rejection, useFakeMFiles } from "../../../tests/support/mfiles-helpers";
+import { PATIENT_PROPERTY, VAULT, pdf, rejection, fakeMFilesForEachTest } from "../../../tests/support/mfiles-helpers";
 
 // The M-Files adapter against tests/support/fake-mfiles-server.ts, a local server that follows the
 // published REST API (PROTOCOLS.md §4): what comes back and the configuration it accepts. Logins are
@@ -8,7 +8,7 @@ import { PATIENT_PROPERTY, VAULT, pdf, rejection, useFakeMFiles } from "../../..
 // patient-records-mfiles-check, and the fake itself is checked in patient-records-mfiles-fake.
 
 describe("M-Files patient records", () => {
-  const world = useFakeMFiles();
+  const world = fakeMFilesForEachTest();
   const { source, contentRequests } = world;
 
   it("returns the patient's PDFs, skips other files, and never another patient's documents", async () => {
