@@ -14,16 +14,36 @@ import type { Database } from "./schema";
  * query, never again for each row it is joined to. `total` is the number of ready recordings.
  */
 function recordingNumbers(db: Kysely<Database>, ownerId: string) {
-  return db
-    .selectFrom("recordings")
-    .where("owner_id", "=", ownerId)
-    .where("upload_status", "=", "ready")
-    .select([
-      "id",
-      sql<number>`(row_number() over (order by key_stamp, created_at desc))::int`.as("number"),
-      sql<number>`(count(*) over ())::int`.as("total"),
-    ]);
+  return readyRows(db, ownerId).select([
+    "id",
+    sql<number>`(row_number() over (order by key_stamp, created_at desc))::int`.as("number"),
+    sql<number>`(count(*) over ())::int`.as("total"),
+  ]);
 }
+
+/** The owner's ready recordings' rows, unjoined. */
+function readyRows(db: Kysely<Database>, ownerId: string) {
+  return db.selectFrom("recordings").where("owner_id", "=", ownerId).where("upload_status", "=", "ready");
+}
+
+/** A query with the owner's recording numbers as the table "numbers" (see recordingNumbers). */
+function withNumbers(db: Kysely<Database>, ownerId: string) {
+  return db.with(
+    (cte) => cte("numbers").materialized(),
+    () => recordingNumbers(db, ownerId),
+  );
+}
+
+/** What a list shows of the recording a transcript or letter comes from. */
+const sourceColumns = [
+  "recordings.storage_key as source_key",
+  "recordings.original_filename",
+  "recordings.display_name",
+  "recordings.medical_letter_status",
+  "recordings.consent_kind",
+  "recordings.consent_given_by",
+  "recordings.consent_confirmed_at",
+] as const;
 
 export type Page = { offset: number; limit: number };
 
@@ -36,11 +56,7 @@ async function withTotal<T extends { total: number }>(rows: T[], offset: number,
 const countOf = sql<number>`count(*)::int`.as("n");
 
 function readyRecordings(db: Kysely<Database>, ownerId: string) {
-  return db
-    .with(
-      (cte) => cte("numbers").materialized(),
-      () => recordingNumbers(db, ownerId),
-    )
+  return withNumbers(db, ownerId)
     .selectFrom("recordings")
     .innerJoin("numbers", "numbers.id", "recordings.id")
     .leftJoin("letters", (join) =>
@@ -59,10 +75,7 @@ function readyRecordings(db: Kysely<Database>, ownerId: string) {
 /** SPEC §2 Audio section: a page of the owner's ready recordings, newest first. */
 export async function pageOfReadyRecordings({ ownerId, offset, limit }: { ownerId: string } & Page) {
   const db = getDb();
-  const page = db
-    .selectFrom("recordings")
-    .where("owner_id", "=", ownerId)
-    .where("upload_status", "=", "ready")
+  const page = readyRows(db, ownerId)
     .orderBy("created_at", "desc")
     .orderBy("id")
     .limit(limit)
@@ -74,12 +87,7 @@ export async function pageOfReadyRecordings({ ownerId, offset, limit }: { ownerI
     .orderBy("recordings.id")
     .execute();
   return withTotal(rows, offset, async () => {
-    const row = await db
-      .selectFrom("recordings")
-      .where("owner_id", "=", ownerId)
-      .where("upload_status", "=", "ready")
-      .select(countOf)
-      .executeTakeFirstOrThrow();
+    const row = await readyRows(db, ownerId).select(countOf).executeTakeFirstOrThrow();
     return row.n;
   });
 }
@@ -102,7 +110,7 @@ function completedTranscripts(db: Kysely<Database>, ownerId: string) {
 /** SPEC §2 Transcriptions section: a page of the owner's completed transcripts, newest first. */
 export async function pageOfTranscripts({ ownerId, offset, limit }: { ownerId: string } & Page) {
   const db = getDb();
-  const rows = await db
+  const rows = await withNumbers(db, ownerId)
     .with("page", () =>
       completedTranscripts(db, ownerId)
         .select(["transcripts.id", sql<number>`(count(*) over ())::int`.as("total")])
@@ -110,10 +118,6 @@ export async function pageOfTranscripts({ ownerId, offset, limit }: { ownerId: s
         .orderBy("transcripts.id")
         .limit(limit)
         .offset(offset),
-    )
-    .with(
-      (cte) => cte("numbers").materialized(),
-      () => recordingNumbers(db, ownerId),
     )
     .selectFrom("page")
     .innerJoin("transcripts", "transcripts.id", "page.id")
@@ -125,13 +129,7 @@ export async function pageOfTranscripts({ ownerId, offset, limit }: { ownerId: s
     .where("recordings.owner_id", "=", ownerId)
     .select([
       "recordings.id as recording_id",
-      "recordings.storage_key as source_key",
-      "recordings.original_filename",
-      "recordings.display_name",
-      "recordings.medical_letter_status",
-      "recordings.consent_kind",
-      "recordings.consent_given_by",
-      "recordings.consent_confirmed_at",
+      ...sourceColumns,
       "transcripts.storage_key",
       "transcripts.created_at",
       "letters.storage_key as letter_key",
@@ -148,11 +146,7 @@ export async function pageOfTranscripts({ ownerId, offset, limit }: { ownerId: s
 }
 
 function lettersWithSource(db: Kysely<Database>, ownerId: string) {
-  return db
-    .with(
-      (cte) => cte("numbers").materialized(),
-      () => recordingNumbers(db, ownerId),
-    )
+  return withNumbers(db, ownerId)
     .selectFrom("letters")
     .innerJoin("recordings", "recordings.id", "letters.recording_id")
     .leftJoin("numbers", "numbers.id", "recordings.id")
@@ -165,13 +159,7 @@ function lettersWithSource(db: Kysely<Database>, ownerId: string) {
       "letters.current_version",
       "letters.template_id",
       "letters.created_at",
-      "recordings.storage_key as source_key",
-      "recordings.original_filename",
-      "recordings.display_name",
-      "recordings.medical_letter_status",
-      "recordings.consent_kind",
-      "recordings.consent_given_by",
-      "recordings.consent_confirmed_at",
+      ...sourceColumns,
       "letters.released_at",
       "letter_jobs.status as job_status",
       "letter_jobs.error_key as job_error_key",
