@@ -1,5 +1,6 @@
+import { parseWithZod } from "@conform-to/zod";
 import { redirect, type ActionFunctionArgs } from "@remix-run/node";
-import { isLanguage } from "~/i18n";
+import { localeSchema } from "~/components/shell/locale.schema";
 import { getConfig } from "~/services/config/config.server";
 import { languageCookie } from "~/services/web/i18n.server";
 import { isCrossSiteWrite, safeRedirect } from "~/services/web/security.server";
@@ -14,10 +15,11 @@ export async function loader() {
 
 export async function action({ request }: ActionFunctionArgs) {
   if (isCrossSiteWrite(request, getConfig().appUrl)) throw new Response("Cross-site request refused", { status: 403 });
-  const form = await request.formData();
-  const language = form.get("language");
-  const redirectTo = safeRedirect(form.get("redirectTo"));
-  if (!isLanguage(language)) throw redirect(redirectTo);
+  const submission = parseWithZod(await request.formData(), { schema: localeSchema });
+  // The schema cannot fail: an unknown language is no language.
+  const { language, redirectTo: asked } = submission.status === "success" ? submission.value : {};
+  const redirectTo = safeRedirect(asked);
+  if (!language) throw redirect(redirectTo);
   throw await redirectWithToast(
     redirectTo,
     { type: "info", key: `notice.transcriptionLanguage_${language}` },
