@@ -1,7 +1,8 @@
 import { json, redirect } from "@remix-run/node";
 import { toTemplateLanguage } from "~/i18n";
-import { audit } from "~/services/audit/audit.server";
+import { auditChat, type ChatAction } from "~/services/audit/events.server";
 import { chatErrorText, readChatForm, type ChatForm } from "~/services/chat/chat-form.server";
+import { CHAT_INTENT } from "~/services/chat/chat-form.schema";
 import type { ChatLanguage } from "~/services/chat/chat-prompt";
 import { answerQuestion, attachPdfs, clearConversation, prepareQuestion } from "~/services/chat/chat.server";
 import { DomainError, statusFor } from "~/services/web/domain-error.server";
@@ -14,8 +15,8 @@ import type { SessionUser } from "~/services/web/session.server";
 
 export type ChatActionData = { error: string; question: string };
 
-function audited(user: SessionUser, action: string, request: Request, outcome: "success" | "failure" = "success") {
-  return audit({ userId: user.id, action, entityType: "chat", outcome, request });
+function audited(user: SessionUser, action: ChatAction, request: Request, outcome: "success" | "failure" = "success") {
+  return auditChat(request, user.id, action, outcome);
 }
 
 export async function chatAction(user: SessionUser, request: Request) {
@@ -24,7 +25,7 @@ export async function chatAction(user: SessionUser, request: Request) {
   try {
     form = await readChatForm(request);
     switch (form.intent) {
-      case "send": {
+      case CHAT_INTENT.send: {
         const prepared = await prepareQuestion({
           userId: user.id,
           language: toTemplateLanguage(language) as ChatLanguage,
@@ -36,11 +37,11 @@ export async function chatAction(user: SessionUser, request: Request) {
         await answerQuestion(prepared);
         return redirect("/chat#latest");
       }
-      case "attach":
+      case CHAT_INTENT.attach:
         await attachPdfs({ userId: user.id, pdfs: form.pdfs });
         await audited(user, "chat.attach", request);
         return redirect("/chat");
-      case "clear":
+      case CHAT_INTENT.clear:
         await clearConversation({ userId: user.id });
         await audited(user, "chat.clear", request);
         return redirect("/chat");
@@ -49,7 +50,7 @@ export async function chatAction(user: SessionUser, request: Request) {
     }
   } catch (error) {
     if (!(error instanceof DomainError)) throw error;
-    await audited(user, `chat.${form?.intent === "attach" ? "attach" : "ask"}`, request, "failure");
+    await audited(user, form?.intent === CHAT_INTENT.attach ? "chat.attach" : "chat.ask", request, "failure");
     return json<ChatActionData>(
       { error: await chatErrorText(language, error), question: form?.question ?? "" },
       { status: statusFor(error.kind) },

@@ -2,6 +2,7 @@ import { Form } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { button, quiet } from "~/components/ui/buttons";
 import { DictationField } from "~/components/ui/voice-input";
+import { CHAT_INTENT } from "~/services/chat/chat-form.schema";
 
 // The chat screen's parts (SPEC §2 "Chat"): the message list (320 px high, at most 70vh, scrolling), the
 // question form with the PDF area (only while the conversation has no answer) and voice input, and "clear chat".
@@ -108,7 +109,7 @@ function PdfArea({
             <input type="file" name="pdf" accept="application/pdf,.pdf" multiple className="mt-2 block text-sm" />
           </label>
           <p className="mt-1 text-xs text-slate-500">{t("pdf.help", { max: limits.pdfs, size: limits.pdfMb })}</p>
-          <button type="submit" name="intent" value="attach" className={`${quiet} mt-2`} data-chat-attach>
+          <button type="submit" name="intent" value={CHAT_INTENT.attach} className={`${quiet} mt-2`} data-chat-attach>
             {t("pdf.attach")}
           </button>
         </div>
@@ -148,7 +149,7 @@ export function QuestionForm(props: {
         <button
           type="submit"
           name="intent"
-          value="send"
+          value={CHAT_INTENT.send}
           className={`${button} disabled:opacity-50`}
           disabled={props.pending}
           data-chat-send
@@ -164,7 +165,7 @@ export function ClearForm() {
   const { t } = useTranslation("chat");
   return (
     <Form method="post" data-chat-clear-form>
-      <button type="submit" name="intent" value="clear" className={quiet} data-chat-clear>
+      <button type="submit" name="intent" value={CHAT_INTENT.clear} className={quiet} data-chat-clear>
         {t("clear")}
       </button>
     </Form>

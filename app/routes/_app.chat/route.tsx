@@ -3,7 +3,7 @@ import { useActionData, useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import type { RouteHandle } from "~/components/page-scripts";
 import { SectionHeader } from "~/components/ui/section";
-import { audit } from "~/services/audit/audit.server";
+import { auditChat } from "~/services/audit/events.server";
 import { maxMegabytes, MAX_CHAT_PDFS } from "~/services/chat/chat-pdf.server";
 import { CHAT_QUESTION_MAX_CHARS } from "~/services/chat/chat-prompt";
 import { getConversation } from "~/services/chat/chat.server";
@@ -24,7 +24,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const user = await requireUser(request);
   const t = await getFixedTFor(await getLanguage(request), ["chat"]);
   const conversation = await getConversation({ userId: user.id });
-  await audit({ userId: user.id, action: "chat.read", entityType: "chat", outcome: "success", request });
+  await auditChat(request, user.id, "chat.read");
   return {
     title: `${t("chat:title")} · Skribent`,
     ...conversation,
