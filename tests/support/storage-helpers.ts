@@ -2,11 +2,11 @@
  * Shared fixtures for the storage test files (storage-*.server.test.ts). Not a test file itself.
  */
 import { createHash } from "node:crypto";
-import { mkdtemp, readdir } from "node:fs/promises";
+import { mkdtemp, readdir, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 
-import { expect } from "vitest";
+import { afterEach, beforeEach, expect, vi } from "vitest";
 
 import { action, loader } from "~/routes/resources.storage.$";
 
@@ -104,6 +104,27 @@ export async function setUpLocalStore(): Promise<LocalStoreFixture> {
   });
   setStorage(storage);
   return { dir, storeDir, storage };
+}
+
+/** What a local-store test works with: the store of the current test, and the temp files it left. */
+export type LocalStoreWorld = LocalStoreFixture & { leftoverTempFiles(): Promise<string[]> };
+
+/**
+ * For a describe block: a fresh local store (see setUpLocalStore) before each test; after it, the real clock back
+ * (a test may fake it) and the store's temp dir removed.
+ */
+export function localStoreForEachTest(): LocalStoreWorld {
+  const world = {
+    leftoverTempFiles: () => leftoverTempFilesIn(world.storeDir),
+  } as LocalStoreWorld;
+  beforeEach(async () => {
+    Object.assign(world, await setUpLocalStore());
+  });
+  afterEach(async () => {
+    vi.useRealTimers();
+    await rm(world.dir, { recursive: true, force: true });
+  });
+  return world;
 }
 
 /** Files left in the store's temp folder (none after a finished or aborted upload). */

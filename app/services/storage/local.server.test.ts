@@ -1,8 +1,8 @@
-import { rm, stat, writeFile } from "node:fs/promises";
+import { stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { Readable } from "node:stream";
 
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 
 import { createLocalStorage, type LocalObjectStorage } from "./local.server";
 import { verifyLocalSignature } from "./local-signing.server";
@@ -10,38 +10,22 @@ import {
   BASE_URL,
   SECRET,
   bytesOf,
-  leftoverTempFilesIn,
   md5Etag,
   readAll,
-  setUpLocalStore,
   expectListsOneOwner,
+  localStoreForEachTest,
 } from "../../../tests/support/storage-helpers";
 import { createStorage, makeStorageKey } from "./storage.server";
 
 // The signed URLs and the resource route that serves them: storage-route-*.server.test.ts.
 describe("local storage", () => {
-  let dir: string;
-  let storeDir: string;
-  let storage: LocalObjectStorage;
+  const world = localStoreForEachTest();
   const owner = "owner-1";
-
-  beforeEach(async () => {
-    ({ dir, storeDir, storage } = await setUpLocalStore());
-  });
-
-  afterEach(async () => {
-    vi.useRealTimers();
-    await rm(dir, { recursive: true, force: true });
-  });
-
-  async function leftoverTempFiles(): Promise<string[]> {
-    return leftoverTempFilesIn(storeDir);
-  }
 
   it("is what createStorage returns for a local config", () => {
     const made = createStorage({
       kind: "local",
-      directory: storeDir,
+      directory: world.storeDir,
       publicBaseUrl: BASE_URL,
       signingSecrets: [SECRET],
       maxUploadBytes: 1,
@@ -53,7 +37,7 @@ describe("local storage", () => {
     expect(() =>
       createLocalStorage({
         kind: "local",
-        directory: storeDir,
+        directory: world.storeDir,
         publicBaseUrl: BASE_URL,
         signingSecrets: [SECRET, "short"],
         maxUploadBytes: 1,
@@ -64,61 +48,61 @@ describe("local storage", () => {
   it("round-trips put, head, getStream and delete", async () => {
     const key = makeStorageKey({ ownerId: owner, area: "transcripts", extension: ".json" });
     const bytes = bytesOf(3000);
-    await storage.put({ key, body: bytes, contentType: "application/json" });
+    await world.storage.put({ key, body: bytes, contentType: "application/json" });
 
-    expect(await storage.head(key)).toEqual({
+    expect(await world.storage.head(key)).toEqual({
       size: 3000,
       contentType: "application/json",
       etag: md5Etag(bytes),
     });
-    const stream = await storage.getStream(key);
+    const stream = await world.storage.getStream(key);
     expect(stream).not.toBeNull();
     expect((await readAll(stream!)).equals(bytes)).toBe(true);
-    const part = await storage.getStream(key, { range: { start: 10, end: 19 } });
+    const part = await world.storage.getStream(key, { range: { start: 10, end: 19 } });
     expect((await readAll(part!)).equals(bytes.subarray(10, 20))).toBe(true);
     // The object sits at its key inside the directory.
-    expect((await stat(path.join(storeDir, key))).size).toBe(3000);
+    expect((await stat(path.join(world.storeDir, key))).size).toBe(3000);
 
-    await storage.delete(key);
-    expect(await storage.head(key)).toBeNull();
-    expect(await storage.getStream(key)).toBeNull();
-    await expect(storage.delete(key)).resolves.toBeUndefined();
+    await world.storage.delete(key);
+    expect(await world.storage.head(key)).toBeNull();
+    expect(await world.storage.getStream(key)).toBeNull();
+    await expect(world.storage.delete(key)).resolves.toBeUndefined();
   });
 
   it("stores a Node stream body and replaces an existing object", async () => {
     const key = makeStorageKey({ ownerId: owner, area: "arztbriefe", extension: ".txt" });
-    await storage.put({ key, body: Buffer.from("first"), contentType: "text/plain" });
-    await storage.put({
+    await world.storage.put({ key, body: Buffer.from("first"), contentType: "text/plain" });
+    await world.storage.put({
       key,
       body: Readable.from([Buffer.from("sec"), Buffer.from("ond!")]),
       contentType: "text/markdown",
     });
-    expect(await storage.head(key)).toMatchObject({ size: 7, contentType: "text/markdown" });
-    expect((await readAll((await storage.getStream(key))!)).toString()).toBe("second!");
-    expect(await leftoverTempFiles()).toEqual([]);
+    expect(await world.storage.head(key)).toMatchObject({ size: 7, contentType: "text/markdown" });
+    expect((await readAll((await world.storage.getStream(key))!)).toString()).toBe("second!");
+    expect(await world.leftoverTempFiles()).toEqual([]);
   });
 
   it("lists the keys of one owner in one area, and no wider", async () => {
-    await expectListsOneOwner(storage, 3);
+    await expectListsOneOwner(world.storage, 3);
   });
 
   it("reports missing objects as null", async () => {
     const key = makeStorageKey({ ownerId: owner, area: "audio", extension: ".mp3" });
-    expect(await storage.head(key)).toBeNull();
-    expect(await storage.getStream(key)).toBeNull();
+    expect(await world.storage.head(key)).toBeNull();
+    expect(await world.storage.getStream(key)).toBeNull();
     // A key that names a folder holding other objects is not an object either.
-    await storage.put({
+    await world.storage.put({
       key: `audio/${owner}/folder/x.txt`,
       body: Buffer.from("x"),
       contentType: "text/plain",
     });
-    expect(await storage.head(`audio/${owner}/folder`)).toBeNull();
-    expect(await storage.getStream(`audio/${owner}/folder`)).toBeNull();
+    expect(await world.storage.head(`audio/${owner}/folder`)).toBeNull();
+    expect(await world.storage.getStream(`audio/${owner}/folder`)).toBeNull();
   });
 
   it("check() is healthy for a writable directory and an error when it cannot be created", async () => {
-    expect(await storage.check()).toEqual({ status: "healthy" });
-    const blocker = path.join(dir, "a-file");
+    expect(await world.storage.check()).toEqual({ status: "healthy" });
+    const blocker = path.join(world.dir, "a-file");
     await writeFile(blocker, "not a directory");
     const broken = createLocalStorage({
       kind: "local",
@@ -135,7 +119,7 @@ describe("local storage", () => {
 
   it("verifyLocalSignature checks method, expiry and signature with the given clock", async () => {
     const key = makeStorageKey({ ownerId: owner, area: "context", extension: ".pdf" });
-    const upload = await storage.createUploadUrl({
+    const upload = await world.storage.createUploadUrl({
       key,
       contentType: "application/pdf",
       expiresInSeconds: 60,
@@ -161,7 +145,7 @@ describe("local storage", () => {
     const storeWith = (signingSecrets: [string, ...string[]]) =>
       createLocalStorage({
         kind: "local",
-        directory: storeDir,
+        directory: world.storeDir,
         publicBaseUrl: BASE_URL,
         signingSecrets,
         maxUploadBytes: 4096,
@@ -171,9 +155,9 @@ describe("local storage", () => {
 
     it("accepts URLs signed with the old secret once a new one is put first, and refuses them once it is removed", async () => {
       const key = makeStorageKey({ ownerId: owner, area: "audio", extension: ".webm" });
-      const download = await storage.createDownloadUrl({ key, expiresInSeconds: 60 });
-      const upload = await storage.createUploadUrl({ key, contentType: "audio/webm" });
-      const part = await storage.createPartUploadUrl({ key, uploadId: "u-1", partNumber: 2 });
+      const download = await world.storage.createDownloadUrl({ key, expiresInSeconds: 60 });
+      const upload = await world.storage.createUploadUrl({ key, contentType: "audio/webm" });
+      const part = await world.storage.createPartUploadUrl({ key, uploadId: "u-1", partNumber: 2 });
 
       const rotated = storeWith([NEW, OLD]);
       expect(check(rotated, "GET", key, download).ok).toBe(true);

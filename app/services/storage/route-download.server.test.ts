@@ -1,10 +1,7 @@
-import { rm } from "node:fs/promises";
-
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 
 import { loader } from "~/routes/resources.storage.$";
 
-import { type LocalObjectStorage } from "./local.server";
 import {
   BASE_URL,
   bytesOf,
@@ -13,23 +10,13 @@ import {
   md5Etag,
   putThroughRoute,
   routeParams,
-  setUpLocalStore,
+  localStoreForEachTest,
 } from "../../../tests/support/storage-helpers";
 import { createStorage, makeStorageKey, setStorage } from "./storage.server";
 
 describe("local storage", () => {
-  let dir: string;
-  let storage: LocalObjectStorage;
+  const world = localStoreForEachTest();
   const owner = "owner-1";
-
-  beforeEach(async () => {
-    ({ dir, storage } = await setUpLocalStore());
-  });
-
-  afterEach(async () => {
-    vi.useRealTimers();
-    await rm(dir, { recursive: true, force: true });
-  });
 
   describe("signed download through the resource route", () => {
     const bytes = bytesOf(1000, 3);
@@ -37,11 +24,11 @@ describe("local storage", () => {
 
     beforeEach(async () => {
       key = makeStorageKey({ ownerId: owner, area: "audio", extension: ".mp3" });
-      await storage.put({ key, body: bytes, contentType: "audio/mpeg" });
+      await world.storage.put({ key, body: bytes, contentType: "audio/mpeg" });
     });
 
     it("streams the whole object with the stored type", async () => {
-      const url = await storage.createDownloadUrl({ key });
+      const url = await world.storage.createDownloadUrl({ key });
       const exp = Number(new URL(url).searchParams.get("exp"));
       expect(exp - Math.floor(Date.now() / 1000)).toBeGreaterThan(5 * 60 - 3);
       expect(exp - Math.floor(Date.now() / 1000)).toBeLessThanOrEqual(5 * 60);
@@ -57,7 +44,7 @@ describe("local storage", () => {
     });
 
     it("serves a signed content-type override", async () => {
-      const url = await storage.createDownloadUrl({ key, contentType: "application/octet-stream" });
+      const url = await world.storage.createDownloadUrl({ key, contentType: "application/octet-stream" });
       const response = await getThroughRoute(url);
       expect(response.headers.get("Content-Type")).toBe("application/octet-stream");
       expect(Buffer.from(await response.arrayBuffer()).equals(bytes)).toBe(true);
@@ -70,7 +57,7 @@ describe("local storage", () => {
       ["bytes=0-0", 0, 0],
       ["bytes=500-5000", 500, 999],
     ] as const)("answers %s with 206 and exactly those bytes", async (range, start, end) => {
-      const response = await getThroughRoute(await storage.createDownloadUrl({ key }), { Range: range });
+      const response = await getThroughRoute(await world.storage.createDownloadUrl({ key }), { Range: range });
       expect(response.status).toBe(206);
       expect(response.headers.get("Content-Range")).toBe(`bytes ${start}-${end}/1000`);
       expect(response.headers.get("Content-Length")).toBe(String(end - start + 1));
@@ -81,7 +68,7 @@ describe("local storage", () => {
     });
 
     it("answers an unsatisfiable range with 416", async () => {
-      const response = await getThroughRoute(await storage.createDownloadUrl({ key }), {
+      const response = await getThroughRoute(await world.storage.createDownloadUrl({ key }), {
         Range: "bytes=1000-",
       });
       expect(response.status).toBe(416);
@@ -89,7 +76,7 @@ describe("local storage", () => {
     });
 
     it("answers HEAD with the headers and no body", async () => {
-      const url = await storage.createDownloadUrl({ key });
+      const url = await world.storage.createDownloadUrl({ key });
       const response = await loader({
         request: new Request(url, { method: "HEAD" }),
         params: routeParams(url),
@@ -107,9 +94,9 @@ describe("local storage", () => {
     });
 
     it("refuses an upload URL used for a download, and an expired download URL", async () => {
-      const upload = await storage.createUploadUrl({ key, contentType: "audio/mpeg" });
+      const upload = await world.storage.createUploadUrl({ key, contentType: "audio/mpeg" });
       expect((await getThroughRoute(upload.url)).status).toBe(403);
-      const expired = await storage.createDownloadUrl({ key, expiresInSeconds: -1 });
+      const expired = await world.storage.createDownloadUrl({ key, expiresInSeconds: -1 });
       const response = await getThroughRoute(expired);
       expect(response.status).toBe(403);
       expect(await detailOf(response)).toBe("Signed URL has expired");
@@ -117,7 +104,7 @@ describe("local storage", () => {
 
     it("answers 404 for a signed URL to a missing object", async () => {
       const missing = makeStorageKey({ ownerId: owner, area: "audio", extension: ".mp3" });
-      const response = await getThroughRoute(await storage.createDownloadUrl({ key: missing }));
+      const response = await getThroughRoute(await world.storage.createDownloadUrl({ key: missing }));
       expect(response.status).toBe(404);
       expect(await response.json()).toEqual({ detail: "Not found" });
     });
@@ -131,13 +118,13 @@ describe("local storage", () => {
       expect(response.status).toBe(404);
     });
 
-    it("is not served when the configured storage is S3", async () => {
-      const url = await storage.createDownloadUrl({ key });
+    it("is not served when the configured world.storage is S3", async () => {
+      const url = await world.storage.createDownloadUrl({ key });
       setStorage(createStorage({ kind: "s3", bucket: "b", region: "us-east-1", endpoint: "http://127.0.0.1:9" }));
       const get = await getThroughRoute(url);
       expect(get.status).toBe(404);
       expect(await get.json()).toEqual({ detail: "Not found" });
-      const upload = await storage.createUploadUrl({ key, contentType: "audio/mpeg" });
+      const upload = await world.storage.createUploadUrl({ key, contentType: "audio/mpeg" });
       expect((await putThroughRoute(upload.url, Buffer.from("x"), upload.headers)).status).toBe(404);
     });
   });

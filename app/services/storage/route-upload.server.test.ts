@@ -1,49 +1,30 @@
-import { rm } from "node:fs/promises";
-
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 
 import { action } from "~/routes/resources.storage.$";
 
-import { type LocalObjectStorage } from "./local.server";
 import {
   BASE_URL,
   bytesOf,
   countingStream,
   detailOf,
-  leftoverTempFilesIn,
   md5Etag,
   putThroughRoute,
   readAll,
   routeParams,
-  setUpLocalStore,
   splitInto,
   flipFirstChar,
+  localStoreForEachTest,
 } from "../../../tests/support/storage-helpers";
 import { makeStorageKey } from "./storage.server";
 
 describe("local storage", () => {
-  let dir: string;
-  let storeDir: string;
-  let storage: LocalObjectStorage;
+  const world = localStoreForEachTest();
   const owner = "owner-1";
-
-  beforeEach(async () => {
-    ({ dir, storeDir, storage } = await setUpLocalStore());
-  });
-
-  afterEach(async () => {
-    vi.useRealTimers();
-    await rm(dir, { recursive: true, force: true });
-  });
-
-  async function leftoverTempFiles(): Promise<string[]> {
-    return leftoverTempFilesIn(storeDir);
-  }
 
   describe("signed upload through the resource route", () => {
     it("stores the streamed bytes with the signed content type", async () => {
       const key = makeStorageKey({ ownerId: owner, area: "audio", extension: ".wav" });
-      const upload = await storage.createUploadUrl({ key, contentType: "audio/wav" });
+      const upload = await world.storage.createUploadUrl({ key, contentType: "audio/wav" });
       expect(upload.method).toBe("PUT");
       expect(upload.headers).toEqual({ "Content-Type": "audio/wav" });
       const url = new URL(upload.url);
@@ -62,9 +43,9 @@ describe("local storage", () => {
       expect(response.status).toBe(200);
       expect(await response.text()).toBe("");
       expect(response.headers.get("ETag")).toBe(md5Etag(bytes));
-      expect(await storage.head(key)).toEqual({ size: 4000, contentType: "audio/wav", etag: md5Etag(bytes) });
-      expect((await readAll((await storage.getStream(key))!)).equals(bytes)).toBe(true);
-      expect(await leftoverTempFiles()).toEqual([]);
+      expect(await world.storage.head(key)).toEqual({ size: 4000, contentType: "audio/wav", etag: md5Etag(bytes) });
+      expect((await readAll((await world.storage.getStream(key))!)).equals(bytes)).toBe(true);
+      expect(await world.leftoverTempFiles()).toEqual([]);
     });
 
     it("accepts the URL until it expires and refuses it afterwards", async () => {
@@ -72,27 +53,27 @@ describe("local storage", () => {
       const start = new Date("2030-01-01T10:00:00Z");
       vi.setSystemTime(start);
       const key = makeStorageKey({ ownerId: owner, area: "audio", extension: ".mp3" });
-      const upload = await storage.createUploadUrl({ key, contentType: "audio/mpeg" });
+      const upload = await world.storage.createUploadUrl({ key, contentType: "audio/mpeg" });
 
       vi.setSystemTime(new Date(start.getTime() + 15 * 60 * 1000 + 1000));
       const late = await putThroughRoute(upload.url, Buffer.from("late"), upload.headers);
       expect(late.status).toBe(403);
       expect(await detailOf(late)).toBe("Signed URL has expired");
-      expect(await storage.head(key)).toBeNull();
+      expect(await world.storage.head(key)).toBeNull();
 
       vi.setSystemTime(new Date(start.getTime() + 15 * 60 * 1000));
       const lastSecond = await putThroughRoute(upload.url, Buffer.from("in time"), upload.headers);
       expect(lastSecond.status).toBe(200);
-      expect(await storage.head(key)).toMatchObject({ size: 7 });
+      expect(await world.storage.head(key)).toMatchObject({ size: 7 });
     });
 
     it("refuses a URL created with a negative expiry", async () => {
       const key = makeStorageKey({ ownerId: owner, area: "audio", extension: ".mp3" });
-      const upload = await storage.createUploadUrl({ key, contentType: "audio/mpeg", expiresInSeconds: -1 });
+      const upload = await world.storage.createUploadUrl({ key, contentType: "audio/mpeg", expiresInSeconds: -1 });
       const response = await putThroughRoute(upload.url, Buffer.from("x"), upload.headers);
       expect(response.status).toBe(403);
       expect(response.headers.get("Content-Type")).toMatch(/^application\/json/);
-      expect(await storage.head(key)).toBeNull();
+      expect(await world.storage.head(key)).toBeNull();
     });
 
     it.each([
@@ -104,7 +85,7 @@ describe("local storage", () => {
       ["key", (url: URL) => (url.pathname = url.pathname.replace(/\.mp3$/, ".wav"))],
     ] as const)("refuses a tampered %s with 403", async (_label, tamper) => {
       const key = makeStorageKey({ ownerId: owner, area: "audio", extension: ".mp3" });
-      const upload = await storage.createUploadUrl({ key, contentType: "audio/mpeg" });
+      const upload = await world.storage.createUploadUrl({ key, contentType: "audio/mpeg" });
       const url = new URL(upload.url);
       tamper(url);
       const contentType = url.searchParams.get("ct") ?? "audio/mpeg";
@@ -113,13 +94,13 @@ describe("local storage", () => {
       });
       expect(response.status).toBe(403);
       expect(await detailOf(response)).toBe("Invalid or expired signature");
-      expect(await storage.head(key)).toBeNull();
-      expect(await storage.head(key.replace(/\.mp3$/, ".wav"))).toBeNull();
+      expect(await world.storage.head(key)).toBeNull();
+      expect(await world.storage.head(key.replace(/\.mp3$/, ".wav"))).toBeNull();
     });
 
     it("refuses a Content-Type other than the signed one", async () => {
       const key = makeStorageKey({ ownerId: owner, area: "audio", extension: ".mp3" });
-      const upload = await storage.createUploadUrl({ key, contentType: "audio/mpeg" });
+      const upload = await world.storage.createUploadUrl({ key, contentType: "audio/mpeg" });
       for (const contentType of ["text/html", "audio/mpeg; charset=utf-8", "AUDIO/MPEG"]) {
         const response = await putThroughRoute(upload.url, Buffer.from("x"), { "Content-Type": contentType });
         expect(response.status).toBe(403);
@@ -131,12 +112,12 @@ describe("local storage", () => {
         context: {},
       });
       expect(without.status).toBe(403);
-      expect(await storage.head(key)).toBeNull();
+      expect(await world.storage.head(key)).toBeNull();
     });
 
     it("stops reading a streamed body past maxUploadBytes, answers 413 and leaves nothing behind", async () => {
       const key = makeStorageKey({ ownerId: owner, area: "audio", extension: ".mp3" });
-      const upload = await storage.createUploadUrl({ key, contentType: "audio/mpeg" });
+      const upload = await world.storage.createUploadUrl({ key, contentType: "audio/mpeg" });
       const chunks = splitInto(bytesOf(100 * 1024), 1024);
       const { stream, pulled } = countingStream(chunks);
 
@@ -147,22 +128,22 @@ describe("local storage", () => {
       // 4 KiB allowed: the fifth 1 KiB chunk trips the limit; a few more may sit in stream buffers.
       expect(pulled()).toBeGreaterThanOrEqual(5);
       expect(pulled()).toBeLessThan(20);
-      expect(await storage.head(key)).toBeNull();
-      expect(await leftoverTempFiles()).toEqual([]);
+      expect(await world.storage.head(key)).toBeNull();
+      expect(await world.leftoverTempFiles()).toEqual([]);
     });
 
     it("accepts exactly maxUploadBytes", async () => {
       const key = makeStorageKey({ ownerId: owner, area: "audio", extension: ".mp3" });
-      const upload = await storage.createUploadUrl({ key, contentType: "audio/mpeg" });
+      const upload = await world.storage.createUploadUrl({ key, contentType: "audio/mpeg" });
       const { stream } = countingStream(splitInto(bytesOf(4096), 1000));
       const response = await putThroughRoute(upload.url, stream, upload.headers);
       expect(response.status).toBe(200);
-      expect(await storage.head(key)).toMatchObject({ size: 4096 });
+      expect(await world.storage.head(key)).toMatchObject({ size: 4096 });
     });
 
     it("answers 413 from a declared Content-Length without reading the body", async () => {
       const key = makeStorageKey({ ownerId: owner, area: "audio", extension: ".mp3" });
-      const upload = await storage.createUploadUrl({ key, contentType: "audio/mpeg" });
+      const upload = await world.storage.createUploadUrl({ key, contentType: "audio/mpeg" });
       const { stream, pulled } = countingStream(splitInto(bytesOf(8192), 1024));
       const response = await putThroughRoute(upload.url, stream, {
         ...upload.headers,
@@ -170,19 +151,19 @@ describe("local storage", () => {
       });
       expect(response.status).toBe(413);
       expect(pulled()).toBeLessThanOrEqual(1);
-      expect(await storage.head(key)).toBeNull();
+      expect(await world.storage.head(key)).toBeNull();
     });
 
     it("refuses methods other than PUT", async () => {
       const key = makeStorageKey({ ownerId: owner, area: "audio", extension: ".mp3" });
-      const upload = await storage.createUploadUrl({ key, contentType: "audio/mpeg" });
+      const upload = await world.storage.createUploadUrl({ key, contentType: "audio/mpeg" });
       const response = await action({
         request: new Request(upload.url, { method: "POST", body: "x", headers: upload.headers }),
         params: routeParams(upload.url),
         context: {},
       });
       expect(response.status).toBe(405);
-      expect(await storage.head(key)).toBeNull();
+      expect(await world.storage.head(key)).toBeNull();
     });
   });
 });
