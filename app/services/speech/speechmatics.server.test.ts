@@ -1,60 +1,24 @@
 import { createHash } from "node:crypto";
-import { rm, writeFile } from "node:fs/promises";
+import { writeFile } from "node:fs/promises";
 import path from "node:path";
 
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 
-import {
-  TWO_SPEAKER_FIXTURE,
-  buildJsonV2,
-  startFakeSpeechmatics,
-  type FakeSpeechmatics,
-} from "../../../tests/support/fake-speechmatics";
+import { TWO_SPEAKER_FIXTURE, buildJsonV2 } from "../../../tests/support/fake-speechmatics";
 
-import type { SpeechmaticsConfig } from "./speechmatics.server";
-import {
-  KEY,
-  SECONDS,
-  speechRequest,
-  speechmaticsEngine,
-  writeSpeechFile,
-} from "../../../tests/support/speechmatics-helpers";
-import type { SpeechRequest } from "./types";
+import { SECONDS, fakeSpeechmaticsForEachTest } from "../../../tests/support/speechmatics-helpers";
 
 // The Speechmatics batch adapter over HTTP against tests/support/fake-speechmatics.ts (PROTOCOLS.md §1): the job
 // it sends, how it reads json-v2, and the health check. Rejected jobs, retries, time-outs and aborts:
 // speechmatics-failures.server.test.ts.
 
 describe("Speechmatics batch engine", () => {
-  let dir: string;
-  let audio: Buffer;
-  let file: string;
-  let server: FakeSpeechmatics;
-
-  beforeAll(async () => {
-    ({ dir, file, audio } = await writeSpeechFile());
-  });
-  afterAll(async () => {
-    await rm(dir, { recursive: true, force: true });
-  });
-  beforeEach(async () => {
-    server = await startFakeSpeechmatics({ apiKeys: [KEY] });
-  });
-  afterEach(async () => {
-    await server.close();
-  });
-
-  function engine(overrides: Partial<SpeechmaticsConfig> = {}) {
-    return speechmaticsEngine(server.url, overrides);
-  }
-
-  function request(overrides: Partial<SpeechRequest> = {}): SpeechRequest {
-    return speechRequest(file, overrides);
-  }
+  const world = fakeSpeechmaticsForEachTest();
+  const { engine, request } = world;
 
   describe("transcribe()", () => {
     it("uploads the WAV with the job config, polls, maps json-v2 and deletes the job", async () => {
-      server.pollsUntilDone = 2;
+      world.server.pollsUntilDone = 2;
       const result = await engine().transcribe(
         request({
           vocabulary: [
@@ -65,8 +29,8 @@ describe("Speechmatics batch engine", () => {
         }),
       );
 
-      expect(server.jobs).toHaveLength(1);
-      const [job] = server.jobs;
+      expect(world.server.jobs).toHaveLength(1);
+      const [job] = world.server.jobs;
       expect(job.config).toEqual({
         type: "transcription",
         transcription_config: {
@@ -76,11 +40,11 @@ describe("Speechmatics batch engine", () => {
           additional_vocab: [{ content: "Ibuprofen", sounds_like: ["ibu profen"] }, { content: "Migräne" }],
         },
       });
-      expect(job.dataFile).toMatchObject({ filename: "audio.wav", size: audio.length });
-      expect(job.dataFile?.head).toEqual(audio.subarray(0, 64));
-      expect(job.dataFile?.sha256).toBe(createHash("sha256").update(audio).digest("hex"));
+      expect(job.dataFile).toMatchObject({ filename: "audio.wav", size: world.audio.length });
+      expect(job.dataFile?.head).toEqual(world.audio.subarray(0, 64));
+      expect(job.dataFile?.sha256).toBe(createHash("sha256").update(world.audio).digest("hex"));
 
-      expect(server.requests.map((r) => r.route)).toEqual([
+      expect(world.server.requests.map((r) => r.route)).toEqual([
         "create",
         "status",
         "status",
@@ -88,13 +52,13 @@ describe("Speechmatics batch engine", () => {
         "transcript",
         "delete",
       ]);
-      expect(server.requests.every((r) => r.authorized)).toBe(true);
-      expect(server.requests.filter((r) => r.route === "status").map((r) => r.query)).toEqual([
+      expect(world.server.requests.every((r) => r.authorized)).toBe(true);
+      expect(world.server.requests.filter((r) => r.route === "status").map((r) => r.query)).toEqual([
         "wait=0",
         "wait=0",
         "wait=0",
       ]);
-      expect(server.requests.find((r) => r.route === "transcript")?.query).toBe("format=json-v2");
+      expect(world.server.requests.find((r) => r.route === "transcript")?.query).toBe("format=json-v2");
       expect(job.status).toBe("deleted");
       expect(job.deletion?.force).toBe(false);
 
@@ -142,7 +106,7 @@ describe("Speechmatics batch engine", () => {
       await engine().transcribe(request());
       const many = Array.from({ length: 1_200 }, (_, i) => ({ content: i % 2 ? `Wort${i}` : "" }));
       await engine().transcribe(request({ vocabulary: [{ content: "" }, ...many, ...many] }));
-      const configs = server.jobs.map((j) => j.config.transcription_config as Record<string, unknown>);
+      const configs = world.server.jobs.map((j) => j.config.transcription_config as Record<string, unknown>);
       expect(configs[0]).not.toHaveProperty("additional_vocab");
       const sent = configs[1].additional_vocab as Array<{ content: string }>;
       expect(sent).toHaveLength(1_000);
@@ -151,7 +115,7 @@ describe("Speechmatics batch engine", () => {
 
     it("maps UU to no speaker, glues opening marks, keeps free marks and skips entities and unknown types", async () => {
       const base = buildJsonV2([{ speaker: "UU", text: "Er sagte „Hallo – tschüss.", confidence: 0.9 }]);
-      server.transcript = {
+      world.server.transcript = {
         ...base,
         results: [
           ...base.results,
@@ -180,28 +144,30 @@ describe("Speechmatics batch engine", () => {
 
     it("takes the language and the duration from the answer, or else from the request", async () => {
       const base = buildJsonV2([{ speaker: "S1", text: "Hello there." }], { language: "en" });
-      server.transcript = base;
-      const silence = path.join(dir, "not-a-wav.bin");
+      world.server.transcript = base;
+      const silence = path.join(world.dir, "not-a-wav.bin");
       await writeFile(silence, Buffer.from("not audio"));
       const result = await engine().transcribe(request({ file: silence, language: "en", durationSeconds: 7 }));
       expect(result.language).toBe("en");
       // The fake reports 0 s for a file it cannot read as WAV; the request's own figure stands in.
       expect(result.audioSeconds).toBe(7);
-      expect(server.jobs[0].dataFile?.size).toBe(9);
+      expect(world.server.jobs[0].dataFile?.size).toBe(9);
     });
 
     it("keeps to the region of its base URL", async () => {
-      const result = await engine({ batchUrl: `${server.regionUrl("us1")}/` }).transcribe(request());
+      const result = await engine({ batchUrl: `${world.server.regionUrl("us1")}/` }).transcribe(request());
       expect(result.words.length).toBeGreaterThan(0);
-      expect(server.jobs[0].region).toBe("us1");
-      expect(new Set(server.requests.map((r) => r.region))).toEqual(new Set(["us1"]));
+      expect(world.server.jobs[0].region).toBe("us1");
+      expect(new Set(world.server.requests.map((r) => r.region))).toEqual(new Set(["us1"]));
     });
   });
 
   describe("check()", () => {
     it("is healthy when the key lists jobs", async () => {
       expect(await engine().check()).toEqual({ status: "healthy" });
-      expect(server.requests).toEqual([expect.objectContaining({ route: "list", query: "limit=1", authorized: true })]);
+      expect(world.server.requests).toEqual([
+        expect.objectContaining({ route: "list", query: "limit=1", authorized: true }),
+      ]);
     });
 
     it("reports a rejected key without echoing it", async () => {
@@ -212,7 +178,7 @@ describe("Speechmatics batch engine", () => {
     });
 
     it("reports a server that does not answer within its time-out", async () => {
-      server.hang = {};
+      world.server.hang = {};
       const started = performance.now();
       const health = await engine().check(150);
       expect(health).toEqual({ status: "error", detail: expect.stringContaining("No answer") });
@@ -224,7 +190,7 @@ describe("Speechmatics batch engine", () => {
         status: "not_configured",
         detail: "Speechmatics has no API key",
       });
-      expect(server.calls()).toBe(0);
+      expect(world.server.calls()).toBe(0);
     });
   });
 });
