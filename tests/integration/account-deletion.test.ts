@@ -2,7 +2,7 @@ import { sql } from "kysely";
 import { describe, expect, it } from "vitest";
 import { loader as filesLoader } from "~/routes/api.files";
 import { action as deleteAllAction } from "~/routes/api.delete-all";
-import { action as adminDeleteAction } from "~/routes/$adminPath.accounts";
+import { action as adminDeleteAction } from "~/routes/$adminPath.accounts/route";
 import { action as deleteAction, loader as confirmLoader } from "~/routes/_app.settings.account";
 import { PURGE_WATCH_MS, sweepAccountPurges } from "~/services/accounts/account-deletion.server";
 import { getDb } from "~/models/db.server";

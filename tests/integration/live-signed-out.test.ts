@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { SIGNED_OUT_REASON } from "~/live/protocol";
-import { action as adminSessionsAction } from "~/routes/$adminPath.sessions";
+import { action as adminSessionsAction } from "~/routes/$adminPath.sessions/route";
 import { action as createAction } from "~/routes/live.sessions";
 import { getDb } from "~/models/db.server";
 import { setLiveEngine } from "~/services/live/engine.server";

@@ -33,6 +33,11 @@ export function confirmField(message: string) {
   return z.preprocess(firstValue, z.literal("yes", { errorMap: () => ({ message }) }));
 }
 
+/** A checkbox whose checking is weighed by the action (value "yes"): true when checked. */
+export function checkboxField() {
+  return firstOf(z.string().optional()).transform((value) => value === "yes");
+}
+
 /** A text field whose absence is not the same as its being empty (FormData.get's null): null when missing. */
 export function nullableTextField() {
   return z.preprocess((value) => (value === undefined ? null : firstValue(value)), z.string().default("").nullable());

@@ -1,3 +1,4 @@
+import { parseWithZod } from "@conform-to/zod";
 import { json, type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-run/node";
 import { Form, useActionData, useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
@@ -9,6 +10,8 @@ import { auditAccess } from "~/services/audit/events.server";
 import { getFixedTFor, getLanguage } from "~/services/web/i18n.server";
 import { endEveryonesSessions, endSessionsOfAccounts } from "~/services/accounts/session-list.server";
 import { redirectWithToast, type Toast } from "~/services/web/toast.server";
+import { isUnknownIntent } from "~/components/forms/fields";
+import { adminSessionsSchema, INTENT, MAX_EMAIL, type AdminSessionsIntent } from "./schema";
 
 // Admins end sessions (ASVS 5.0 7.4.5; ADR 0003): every session of the account named by its exact e-mail address,
 // or every session of everyone. Sessions are rows looked up on every request, so an ended one is a signed-out
@@ -17,10 +20,7 @@ import { redirectWithToast, type Toast } from "~/services/web/toast.server";
 
 export const handle: RouteHandle = { i18n: ["common", "admin"] };
 
-const MAX_EMAIL = 320;
-
-type Intent = "end-account" | "end-all";
-type ActionData = { intent: Intent | null; error: string | null; email: string };
+type ActionData = { intent: AdminSessionsIntent | null; error: string | null; email: string };
 
 export async function loader({ request, params }: LoaderFunctionArgs) {
   const gate = await adminGate(request, params, "admin.sessions");
@@ -33,26 +33,23 @@ export async function action({ request, params }: ActionFunctionArgs) {
     await auditAccess(request, gate.user.id, "admin.sessions-end", "denied");
     return json<ActionData>({ intent: null, error: null, email: "" }, { status: 403 });
   }
-  const form = await request.formData();
-  const intent = form.get("intent");
-  if (intent !== "end-account" && intent !== "end-all") throw new Response("Unknown intent", { status: 400 });
-  const email =
-    intent === "end-account"
-      ? String(form.get("email") ?? "")
-          .trim()
-          .slice(0, MAX_EMAIL)
-      : "";
+  const submission = parseWithZod(await request.formData(), { schema: adminSessionsSchema });
+  if (isUnknownIntent(submission)) throw new Response("Unknown intent", { status: 400 });
+  if (submission.status !== "success") return json({ result: submission.reply() }, { status: 400 });
+  const form = submission.value;
+  const { intent } = form;
+  const email = form.intent === INTENT.endAccount ? form.email : "";
   const t = await getFixedTFor(await getLanguage(request), ["admin"]);
   const refuse = (key: string, status: number) => json<ActionData>({ intent, error: t(key), email }, { status });
   const args = { adminId: gate.user.id, currentIdHash: gate.currentIdHash, request };
 
-  if (intent === "end-account") {
+  if (form.intent === INTENT.endAccount) {
     const accounts = email ? await findUsersByEmail(email) : [];
     if (accounts.length === 0) return refuse("admin:sessions.account.notFound", 404);
     const count = await endSessionsOfAccounts({ ...args, userIds: accounts.map((account) => account.id) });
     return ended(request, "account", count, { email: email.toLowerCase() });
   }
-  if (form.get("confirm") !== "yes") return refuse("admin:sessions.all.confirmRequired", 400);
+  if (!form.confirm) return refuse("admin:sessions.all.confirmRequired", 400);
   return ended(request, "all", await endEveryonesSessions(args), {});
 }
 
@@ -67,10 +64,12 @@ async function ended(request: Request, form: "account" | "all", count: number, v
 
 export default function AdminSessions() {
   const { denied } = useLoaderData<typeof loader>();
-  const actionData = useActionData<typeof action>();
+  const answer = useActionData<typeof action>();
+  // A refusal names its form and reason; a malformed post only its parse result.
+  const actionData = answer && "error" in answer ? answer : undefined;
   const { t } = useTranslation("admin");
   if (denied) return null;
-  const errorOf = (intent: Intent) =>
+  const errorOf = (intent: AdminSessionsIntent) =>
     actionData?.intent === intent && actionData.error ? (
       <p role="alert" className="rounded border border-red-300 bg-red-50 px-3 py-2 text-red-800">
         {actionData.error}
@@ -94,8 +93,8 @@ export default function AdminSessions() {
           {t("sessions.account.title")}
         </h3>
         <p className="text-slate-600">{t("sessions.account.intro")}</p>
-        {errorOf("end-account")}
-        <input type="hidden" name="intent" value="end-account" />
+        {errorOf(INTENT.endAccount)}
+        <input type="hidden" name="intent" value={INTENT.endAccount} />
         <label className="flex flex-col gap-1">
           {t("sessions.account.email")}
           <input
@@ -104,7 +103,7 @@ export default function AdminSessions() {
             required
             maxLength={MAX_EMAIL}
             autoComplete="off"
-            defaultValue={actionData?.intent === "end-account" ? actionData.email : ""}
+            defaultValue={actionData?.intent === INTENT.endAccount ? actionData.email : ""}
             className="rounded-md border border-slate-300 px-2 py-1.5"
           />
         </label>
@@ -122,8 +121,8 @@ export default function AdminSessions() {
           {t("sessions.all.title")}
         </h3>
         <p className="text-slate-600">{t("sessions.all.intro")}</p>
-        {errorOf("end-all")}
-        <input type="hidden" name="intent" value="end-all" />
+        {errorOf(INTENT.endAll)}
+        <input type="hidden" name="intent" value={INTENT.endAll} />
         <label className="flex items-start gap-2">
           <input type="checkbox" name="confirm" value="yes" className="mt-0.5" required />
           <span>{t("sessions.all.confirm")}</span>

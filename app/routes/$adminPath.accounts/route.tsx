@@ -1,3 +1,4 @@
+import { parseWithZod } from "@conform-to/zod";
 import { json, type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-run/node";
 import { Form, useActionData, useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
@@ -9,14 +10,13 @@ import { adminGate } from "~/services/admin/admin.server";
 import { auditAccess } from "~/services/audit/events.server";
 import { getFixedTFor, getLanguage } from "~/services/web/i18n.server";
 import { redirectWithToast } from "~/services/web/toast.server";
+import { adminDeleteAccountSchema, MAX_EMAIL } from "./schema";
 
 // The admin's account deletion (issue 9 "Data lifecycle"; ADR 0016): an account named by its exact e-mail
 // address goes with all its data, as when its user deletes it from Settings. A plain form with an explicit
 // confirmation; an admin's own account is deleted from Settings, never here.
 
 export const handle: RouteHandle = { i18n: ["common", "admin", "account"] };
-
-const MAX_EMAIL = 320;
 
 export async function loader({ request, params }: LoaderFunctionArgs) {
   const gate = await adminGate(request, params, "admin.accounts");
@@ -29,13 +29,12 @@ export async function action({ request, params }: ActionFunctionArgs) {
     await auditAccess(request, gate.user.id, "admin.account-delete", "denied");
     return json({ error: null, email: "" }, { status: 403 });
   }
-  const form = await request.formData();
-  const email = String(form.get("email") ?? "")
-    .trim()
-    .slice(0, MAX_EMAIL);
+  const submission = parseWithZod(await request.formData(), { schema: adminDeleteAccountSchema });
+  if (submission.status !== "success") return json({ result: submission.reply() }, { status: 400 });
+  const { email, confirm } = submission.value;
   const t = await getFixedTFor(await getLanguage(request), ["account"]);
   const refuse = (key: string, status: number) => json({ error: t(key), email }, { status });
-  if (form.get("confirm") !== "yes") return refuse("account:admin.confirmRequired", 400);
+  if (!confirm) return refuse("account:admin.confirmRequired", 400);
   const accounts = email ? await findUsersByEmail(email) : [];
   if (accounts.length === 0) return refuse("account:admin.notFound", 404);
   if (accounts.some((account) => account.id === gate.user.id)) return refuse("account:admin.self", 400);
@@ -49,7 +48,9 @@ export async function action({ request, params }: ActionFunctionArgs) {
 
 export default function AdminAccounts() {
   const { denied } = useLoaderData<typeof loader>();
-  const actionData = useActionData<typeof action>();
+  const answer = useActionData<typeof action>();
+  // A refusal names its reason and keeps the address typed; a malformed post only its parse result.
+  const actionData = answer && "error" in answer ? answer : undefined;
   const { t } = useTranslation("account");
   if (denied) return null;
   return (
