@@ -3,10 +3,13 @@
  * the key the fake server takes, a fast retry policy, the WAV the engine sends, the engine, and what the fake's
  * German transcript reads as. Not a test file itself.
  */
-import { mkdtemp, writeFile } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 
+import { afterAll, afterEach, beforeAll, beforeEach } from "vitest";
+
+import { startFakeOpenAiServer, type FakeOpenAiServer } from "./fake-openai-transcribe";
 import { toneWav } from "./wav";
 
 import {
@@ -87,4 +90,40 @@ export function transcriptionEngine(url: string, overrides: Partial<OpenAiTransc
 /** A German recording of 15 s at `file`, without vocabulary. */
 export function speechRequest(file: string, overrides: Partial<SpeechRequest> = {}): SpeechRequest {
   return { file, language: "de", durationSeconds: 15, vocabulary: [], ...overrides };
+}
+
+/** What a transcription engine test works with: the WAV (written once per file), the fake server and the engine. */
+export type OpenAiTranscribeWorld = {
+  dir: string;
+  file: string;
+  bytes: Buffer;
+  server: FakeOpenAiServer;
+  /** The engine pointed at the current fake server (see transcriptionEngine). */
+  engine(overrides?: Partial<OpenAiTranscriptionConfig>): ReturnType<typeof transcriptionEngine>;
+  /** A request for the WAV (see speechRequest). */
+  request(overrides?: Partial<SpeechRequest>): SpeechRequest;
+};
+
+/**
+ * For a describe block: the WAV of writeNormalisedWav before all its tests (removed after them), and a fresh fake
+ * server taking KEY before each test (closed after it).
+ */
+export function fakeOpenAiTranscribeForEachTest(): OpenAiTranscribeWorld {
+  const world = {
+    engine: (overrides: Partial<OpenAiTranscriptionConfig> = {}) => transcriptionEngine(world.server.url, overrides),
+    request: (overrides: Partial<SpeechRequest> = {}) => speechRequest(world.file, overrides),
+  } as OpenAiTranscribeWorld;
+  beforeAll(async () => {
+    Object.assign(world, await writeNormalisedWav());
+  });
+  afterAll(async () => {
+    await rm(world.dir, { recursive: true, force: true });
+  });
+  beforeEach(async () => {
+    world.server = await startFakeOpenAiServer({ apiKey: KEY });
+  });
+  afterEach(async () => {
+    await world.server.close();
+  });
+  return world;
 }

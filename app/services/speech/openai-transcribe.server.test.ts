@@ -1,60 +1,26 @@
 import { createHash } from "node:crypto";
-import { rm } from "node:fs/promises";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 
-import {
-  GERMAN_TRANSCRIPT,
-  buildTranscript,
-  startFakeOpenAiServer,
-  type FakeOpenAiServer,
-} from "../../../tests/support/fake-openai-transcribe";
+import { describe, expect, it } from "vitest";
+
+import { GERMAN_TRANSCRIPT, buildTranscript } from "../../../tests/support/fake-openai-transcribe";
 
 import { WHISPER_PROMPT_MAX_CHARS, whisperPrompt } from "./vocabulary.server";
-import type { OpenAiTranscriptionConfig } from "./openai-transcribe.server";
+
 import {
   EXPECTED_TOKENS,
-  KEY,
-  speechRequest,
   texts,
-  transcriptionEngine,
   word,
-  writeNormalisedWav,
+  fakeOpenAiTranscribeForEachTest,
 } from "../../../tests/support/openai-transcribe-helpers";
-import type { SpeechRequest, VocabularyEntry } from "./types";
+import type { VocabularyEntry } from "./types";
 
 // The OpenAI-compatible transcription engine over HTTP against the fake server (PROTOCOLS.md §3): the form it
 // sends and how it reads the answers of OpenAI, speaches, vLLM and Ollama. Which failures it retries, and the
 // health check: openai-transcribe-failures.server.test.ts.
 
 describe("OpenAI-compatible transcription engine", () => {
-  let dir: string;
-  let audioFile: string;
-  let audioBytes: Buffer;
-  let server: FakeOpenAiServer;
-
-  function engine(overrides: Partial<OpenAiTranscriptionConfig> = {}) {
-    return transcriptionEngine(server.url, overrides);
-  }
-
-  function request(overrides: Partial<SpeechRequest> = {}): SpeechRequest {
-    return speechRequest(audioFile, overrides);
-  }
-
-  beforeAll(async () => {
-    ({ dir, file: audioFile, bytes: audioBytes } = await writeNormalisedWav());
-  });
-
-  afterAll(async () => {
-    await rm(dir, { recursive: true, force: true });
-  });
-
-  beforeEach(async () => {
-    server = await startFakeOpenAiServer({ apiKey: KEY });
-  });
-
-  afterEach(async () => {
-    await server.close();
-  });
+  const world = fakeOpenAiTranscribeForEachTest();
+  const { engine, request } = world;
 
   describe("the request", () => {
     it("posts the WAV and the fields for verbose_json with word and segment timestamps", async () => {
@@ -65,7 +31,7 @@ describe("OpenAI-compatible transcription engine", () => {
       ];
       await engine().transcribe(request({ vocabulary }));
 
-      const [sent] = server.transcriptionRequests();
+      const [sent] = world.server.transcriptionRequests();
       expect(sent.method).toBe("POST");
       expect(sent.bearer).toBe(true);
       expect(sent.fields).toEqual({
@@ -76,15 +42,15 @@ describe("OpenAI-compatible transcription engine", () => {
         temperature: ["0"],
         prompt: ["Metoprolol, Ramipril, Dr. Weißenbach"],
       });
-      expect(sent.file).toMatchObject({ name: "audio.wav", type: "audio/wav", size: audioBytes.length });
+      expect(sent.file).toMatchObject({ name: "audio.wav", type: "audio/wav", size: world.bytes.length });
       expect(sent.file?.head.subarray(0, 4).toString()).toBe("RIFF");
-      expect(sent.file?.sha256).toBe(createHash("sha256").update(audioBytes).digest("hex"));
+      expect(sent.file?.sha256).toBe(createHash("sha256").update(world.bytes).digest("hex"));
     });
 
     it("leaves out the prompt without vocabulary and the Authorization header without a key", async () => {
-      server.apiKey = null;
+      world.server.apiKey = null;
       await engine({ apiKey: undefined }).transcribe(request());
-      const [sent] = server.transcriptionRequests();
+      const [sent] = world.server.transcriptionRequests();
       expect(sent.bearer).toBe(false);
       expect(sent.fields.prompt).toBeUndefined();
     });
@@ -92,7 +58,7 @@ describe("OpenAI-compatible transcription engine", () => {
     it("bounds the prompt to Whisper's window, keeping the first terms", async () => {
       const vocabulary = Array.from({ length: 400 }, (_, i) => ({ content: `Fachbegriff${i}` }));
       await engine().transcribe(request({ vocabulary }));
-      const prompt = server.transcriptionRequests()[0].fields.prompt[0];
+      const prompt = world.server.transcriptionRequests()[0].fields.prompt[0];
       expect(prompt.startsWith("Fachbegriff0, Fachbegriff1, ")).toBe(true);
       expect(prompt).not.toContain("Fachbegriff399");
       expect(prompt.length).toBeLessThanOrEqual(WHISPER_PROMPT_MAX_CHARS);
@@ -138,7 +104,7 @@ describe("OpenAI-compatible transcription engine", () => {
     });
 
     it("uses a word's own probability and its attached punctuation (speaches)", async () => {
-      server.dialect = "speaches";
+      world.server.dialect = "speaches";
       const result = await engine().transcribe(request());
       expect(texts(result)).toEqual(EXPECTED_TOKENS);
       expect(result.language).toBe("de");
@@ -148,21 +114,21 @@ describe("OpenAI-compatible transcription engine", () => {
     });
 
     it("reads vLLM's duration given as a string", async () => {
-      server.dialect = "vllm";
+      world.server.dialect = "vllm";
       const result = await engine().transcribe(request());
       expect(result.audioSeconds).toBe(14.2);
       expect(texts(result)).toEqual(EXPECTED_TOKENS);
     });
 
     it("maps language names to codes and keeps the requested language for anything unknown", async () => {
-      server.transcript = { ...GERMAN_TRANSCRIPT, language: "English" };
+      world.server.transcript = { ...GERMAN_TRANSCRIPT, language: "English" };
       expect((await engine().transcribe(request({ language: "de" }))).language).toBe("en");
-      server.transcript = { ...GERMAN_TRANSCRIPT, language: "klingon" };
+      world.server.transcript = { ...GERMAN_TRANSCRIPT, language: "klingon" };
       expect((await engine().transcribe(request({ language: "de" }))).language).toBe("de");
     });
 
     it("derives words from segments when the server sends no word timestamps", async () => {
-      server.transcript = { ...GERMAN_TRANSCRIPT, words: [] };
+      world.server.transcript = { ...GERMAN_TRANSCRIPT, words: [] };
       const result = await engine().transcribe(request());
       expect(texts(result)).toEqual(EXPECTED_TOKENS);
       // "Guten Tag." spans 0–1.4 s: two words, 0.7 s each.
@@ -173,8 +139,8 @@ describe("OpenAI-compatible transcription engine", () => {
     });
 
     it("spreads Ollama's bare text over the recording with an unknown confidence", async () => {
-      server.dialect = "ollama";
-      server.transcript = buildTranscript({
+      world.server.dialect = "ollama";
+      world.server.transcript = buildTranscript({
         language: "german",
         languageCode: "de",
         duration: 4,
@@ -195,7 +161,7 @@ describe("OpenAI-compatible transcription engine", () => {
     });
 
     it("returns no words for silence", async () => {
-      server.transcript = { ...GERMAN_TRANSCRIPT, text: "", segments: [], words: [] };
+      world.server.transcript = { ...GERMAN_TRANSCRIPT, text: "", segments: [], words: [] };
       const result = await engine().transcribe(request());
       expect(result.words).toEqual([]);
     });
