@@ -3,6 +3,10 @@
  * fake server takes, a fast retry policy, the letter schema with a valid answer, the request and the engine.
  * Not a test file itself.
  */
+import { afterEach, beforeEach } from "vitest";
+
+import { startFakeOpenAiChatServer, type FakeChatServer } from "./fake-openai-chat";
+
 import type { RetryPolicy } from "~/services/speech/retry";
 import { createOpenAiChatModel, type OpenAiChatConfig } from "~/services/llm/openai-chat.server";
 import { LlmError, type JsonSchema, type StructuredRequest } from "~/services/llm/types";
@@ -65,4 +69,25 @@ export function request(overrides: Partial<StructuredRequest> = {}): StructuredR
     temperature: 0,
     ...overrides,
   };
+}
+
+/** What a chat engine test works with: the fake server of the current test and the engine pointed at it. */
+export type OpenAiChatWorld = {
+  server: FakeChatServer;
+  /** The engine pointed at the current fake server (see chatModel). */
+  model(overrides?: Partial<OpenAiChatConfig>): ReturnType<typeof chatModel>;
+};
+
+/** For a describe block: a fresh fake chat server taking KEY before each test, closed after it. */
+export function fakeOpenAiChatForEachTest(): OpenAiChatWorld {
+  const world = {
+    model: (overrides: Partial<OpenAiChatConfig> = {}) => chatModel(world.server.url, overrides),
+  } as OpenAiChatWorld;
+  beforeEach(async () => {
+    world.server = await startFakeOpenAiChatServer({ apiKey: KEY });
+  });
+  afterEach(async () => {
+    await world.server.close();
+  });
+  return world;
 }

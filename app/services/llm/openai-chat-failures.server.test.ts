@@ -1,43 +1,32 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 
-import { reply, startFakeOpenAiChatServer, type FakeChatServer } from "../../../tests/support/fake-openai-chat";
-import type { OpenAiChatConfig } from "./openai-chat.server";
-import { FAST, KEY, VALID, chatModel, rejection, request } from "../../../tests/support/openai-chat-helpers";
+import { reply } from "../../../tests/support/fake-openai-chat";
+
+import { FAST, VALID, rejection, request, fakeOpenAiChatForEachTest } from "../../../tests/support/openai-chat-helpers";
 
 // The OpenAI-compatible chat engine's HTTP failures against the fake server (PROTOCOLS.md §3.3–3.4): which it
 // retries and how often, how long it waits, and what its messages point the operator at.
 
 describe("OpenAI-compatible chat engine", () => {
-  let server: FakeChatServer;
-
-  function model(overrides: Partial<OpenAiChatConfig> = {}) {
-    return chatModel(server.url, overrides);
-  }
-
-  beforeEach(async () => {
-    server = await startFakeOpenAiChatServer({ apiKey: KEY });
-  });
-
-  afterEach(async () => {
-    await server.close();
-  });
+  const world = fakeOpenAiChatForEachTest();
+  const { model } = world;
 
   describe("HTTP failures", () => {
     it("waits as long as retry-after-ms says, then succeeds", async () => {
-      server.replies.push(reply.rateLimited(30, 150), reply.json(VALID));
+      world.server.replies.push(reply.rateLimited(30, 150), reply.json(VALID));
       const started = performance.now();
       expect((await model().generateStructured(request())).value).toEqual(VALID);
       const waited = performance.now() - started;
       // retry-after-ms wins over Retry-After (30 s), and the backoff of 1–5 ms is not used.
       expect(waited).toBeGreaterThanOrEqual(140);
       expect(waited).toBeLessThan(10_000);
-      expect(server.chatRequests()).toHaveLength(2);
+      expect(world.server.chatRequests()).toHaveLength(2);
     });
 
     it("honours Retry-After in seconds", async () => {
-      server.replies.push(
+      world.server.replies.push(
         reply.error(429, { message: "Rate limit reached", headers: { "retry-after": "0.2" } }),
         reply.json(VALID),
       );
@@ -47,12 +36,12 @@ describe("OpenAI-compatible chat engine", () => {
     });
 
     it("does not retry an exhausted quota and tells the clinician to ask the administrator", async () => {
-      server.replies.push(reply.quotaExceeded(), reply.json(VALID));
+      world.server.replies.push(reply.quotaExceeded(), reply.json(VALID));
       const error = await rejection(model().generateStructured(request()));
       expect(error.kind).toBe("permanent");
       expect(error.options).toMatchObject({ status: 429, userMessageKey: "letters:errors.engineNotConfigured" });
       expect(error.message).toMatch(/quota/);
-      expect(server.chatRequests()).toHaveLength(1);
+      expect(world.server.chatRequests()).toHaveLength(1);
     });
 
     it.each([
@@ -62,29 +51,29 @@ describe("OpenAI-compatible chat engine", () => {
       ["a 408", () => reply.error(408, { style: "fastapi", message: "Request Timeout" })],
       ["a 409", () => reply.error(409, { style: "vllm", message: "Conflict" })],
     ])("retries %s and succeeds", async (_label, make) => {
-      server.replies.push(make(), reply.json(VALID));
+      world.server.replies.push(make(), reply.json(VALID));
       expect((await model().generateStructured(request())).value).toEqual(VALID);
-      expect(server.chatRequests()).toHaveLength(2);
+      expect(world.server.chatRequests()).toHaveLength(2);
     });
 
     it("gives up on transient failures after the retry policy's attempts, with the server's message", async () => {
-      server.responder = () => reply.loadingModel();
+      world.server.responder = () => reply.loadingModel();
       const error = await rejection(model().generateStructured(request()));
       expect(error.kind).toBe("transient");
       expect(error.message).toContain("Loading model");
       expect(error.options.status).toBe(503);
-      expect(server.chatRequests()).toHaveLength(FAST.attempts);
+      expect(world.server.chatRequests()).toHaveLength(FAST.attempts);
     });
 
     it("lets x-should-retry override the status", async () => {
-      server.replies.push(reply.error(500, { headers: { "x-should-retry": "false" } }), reply.json(VALID));
+      world.server.replies.push(reply.error(500, { headers: { "x-should-retry": "false" } }), reply.json(VALID));
       expect((await rejection(model().generateStructured(request()))).kind).toBe("permanent");
-      expect(server.chatRequests()).toHaveLength(1);
+      expect(world.server.chatRequests()).toHaveLength(1);
 
-      server.replies.length = 0;
-      server.replies.push(reply.error(400, { headers: { "x-should-retry": "true" } }), reply.json(VALID));
+      world.server.replies.length = 0;
+      world.server.replies.push(reply.error(400, { headers: { "x-should-retry": "true" } }), reply.json(VALID));
       expect((await model().generateStructured(request())).value).toEqual(VALID);
-      expect(server.chatRequests()).toHaveLength(3);
+      expect(world.server.chatRequests()).toHaveLength(3);
     });
 
     it.each([
@@ -94,15 +83,15 @@ describe("OpenAI-compatible chat engine", () => {
       ["FastAPI", { style: "fastapi" as const }],
       ["HTML", { style: "html" as const }],
     ])("reads a 400 with the %s error body as permanent, with its message", async (_label, options) => {
-      server.replies.push(reply.error(400, { ...options, message: "temperature is out of range" }));
+      world.server.replies.push(reply.error(400, { ...options, message: "temperature is out of range" }));
       const error = await rejection(model().generateStructured(request()));
       expect(error.kind).toBe("permanent");
       expect(error.message).toContain("temperature is out of range");
-      expect(server.chatRequests()).toHaveLength(1);
+      expect(world.server.chatRequests()).toHaveLength(1);
     });
 
     it("points at the structured-output setting when a server refuses response_format", async () => {
-      server.replies.push(
+      world.server.replies.push(
         reply.error(400, {
           style: "llamacpp",
           message: 'response_format type must be one of "text" or "json_object", but got: json_schema',
@@ -118,11 +107,11 @@ describe("OpenAI-compatible chat engine", () => {
       expect(error.options).toMatchObject({ status: 401, userMessageKey: "letters:errors.engineNotConfigured" });
       expect(error.message).toContain("LLM_OPENAI_API_KEY");
       expect(error.message).not.toContain("sk-wrong-key-000000");
-      expect(server.chatRequests()).toHaveLength(1);
+      expect(world.server.chatRequests()).toHaveLength(1);
     });
 
     it("treats a web page answered with 200 as a wrong address, not as a model answer", async () => {
-      server.replies.push(
+      world.server.replies.push(
         reply.error(200, { body: "<!doctype html><html><body>Login</body></html>", contentType: "text/html" }),
       );
       const error = await rejection(model().generateStructured(request()));
@@ -131,23 +120,23 @@ describe("OpenAI-compatible chat engine", () => {
     });
 
     it("times out a slow answer as transient and stops after the retry policy's attempts", async () => {
-      server.responder = () => reply.slow(30_000, reply.json(VALID));
+      world.server.responder = () => reply.slow(30_000, reply.json(VALID));
       const error = await rejection(model({ timeoutMs: 100 }).generateStructured(request()));
       expect(error.kind).toBe("transient");
       expect(error.message).toMatch(/No answer from .* within 100 ms/);
-      expect(server.chatRequests()).toHaveLength(FAST.attempts);
-      await expect.poll(() => server.pendingTimers()).toBe(0);
+      expect(world.server.chatRequests()).toHaveLength(FAST.attempts);
+      await expect.poll(() => world.server.pendingTimers()).toBe(0);
     });
 
     it("stops at once when the caller aborts, without a retry", async () => {
-      server.responder = () => reply.slow(30_000, reply.json(VALID));
+      world.server.responder = () => reply.slow(30_000, reply.json(VALID));
       const controller = new AbortController();
       const pending = model().generateStructured(request({ signal: controller.signal }));
-      await expect.poll(() => server.pendingTimers()).toBe(1);
+      await expect.poll(() => world.server.pendingTimers()).toBe(1);
       controller.abort(new Error("job cancelled"));
       await expect(pending).rejects.toThrow("job cancelled");
-      await expect.poll(() => server.pendingTimers()).toBe(0);
-      expect(server.chatRequests()).toHaveLength(1);
+      await expect.poll(() => world.server.pendingTimers()).toBe(0);
+      expect(world.server.chatRequests()).toHaveLength(1);
     });
 
     it("reports a server it cannot reach as transient", async () => {
@@ -165,7 +154,7 @@ describe("OpenAI-compatible chat engine", () => {
       const redirecting = createServer((req, res) => {
         asked++;
         req.resume();
-        res.writeHead(307, { Location: `${server.url}/chat/completions` }).end();
+        res.writeHead(307, { Location: `${world.server.url}/chat/completions` }).end();
       });
       await new Promise<void>((resolve) => redirecting.listen(0, "127.0.0.1", resolve));
       try {
@@ -174,7 +163,7 @@ describe("OpenAI-compatible chat engine", () => {
         expect(error.kind).toBe("permanent");
         expect(error.message).toMatch(/redirected the request \(307\); set LLM_OPENAI_URL to the final address/);
         expect(asked).toBe(1);
-        expect(server.requests).toHaveLength(0);
+        expect(world.server.requests).toHaveLength(0);
       } finally {
         redirecting.closeAllConnections();
         await new Promise((resolve) => redirecting.close(resolve));

@@ -1,8 +1,14 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 
-import { reply, startFakeOpenAiChatServer, type FakeChatServer } from "../../../tests/support/fake-openai-chat";
-import { schemaInstruction, type OpenAiChatConfig } from "./openai-chat.server";
-import { KEY, SCHEMA, VALID, chatModel, rejection, request } from "../../../tests/support/openai-chat-helpers";
+import { reply, startFakeOpenAiChatServer } from "../../../tests/support/fake-openai-chat";
+import { schemaInstruction } from "./openai-chat.server";
+import {
+  SCHEMA,
+  VALID,
+  rejection,
+  request,
+  fakeOpenAiChatForEachTest,
+} from "../../../tests/support/openai-chat-helpers";
 import { estimateMessagesTokens } from "./tokens";
 
 // The OpenAI-compatible chat engine over HTTP against the fake server (PROTOCOLS.md §3.2–3.4): what it sends in
@@ -10,23 +16,12 @@ import { estimateMessagesTokens } from "./tokens";
 // retries and how often: openai-chat-failures.server.test.ts.
 
 describe("OpenAI-compatible chat engine", () => {
-  let server: FakeChatServer;
-
-  function model(overrides: Partial<OpenAiChatConfig> = {}) {
-    return chatModel(server.url, overrides);
-  }
-
-  beforeEach(async () => {
-    server = await startFakeOpenAiChatServer({ apiKey: KEY });
-  });
-
-  afterEach(async () => {
-    await server.close();
-  });
+  const world = fakeOpenAiChatForEachTest();
+  const { model } = world;
 
   describe("structured answers", () => {
     it("sends a strict json_schema request and returns the validated value with the server's usage", async () => {
-      server.replies.push(reply.json(VALID, { prompt_tokens: 321, completion_tokens: 45 }));
+      world.server.replies.push(reply.json(VALID, { prompt_tokens: 321, completion_tokens: 45 }));
       const result = await model().generateStructured(request());
       expect(result).toEqual({
         value: VALID,
@@ -34,7 +29,7 @@ describe("OpenAI-compatible chat engine", () => {
         model: "gpt-4o-mini",
       });
 
-      const [sent] = server.chatRequests();
+      const [sent] = world.server.chatRequests();
       expect(sent!.headers["content-type"]).toBe("application/json");
       expect(sent!.bearer).toBe(true);
       expect(sent!.body).toEqual({
@@ -47,7 +42,7 @@ describe("OpenAI-compatible chat engine", () => {
     });
 
     it("estimates usage when the server reports none", async () => {
-      server.replies.push(reply.json(VALID, null));
+      world.server.replies.push(reply.json(VALID, null));
       const result = await model().generateStructured(request());
       expect(result.usage.promptTokens).toBe(estimateMessagesTokens(request().messages));
       expect(result.usage.completionTokens).toBeGreaterThan(0);
@@ -55,26 +50,26 @@ describe("OpenAI-compatible chat engine", () => {
 
     it("makes the schema name acceptable to OpenAI", async () => {
       await model().generateStructured(request({ schemaName: "Arztbrief (Entlassung) für Herrn X" }));
-      expect(server.chatRequests()[0]!.body.response_format.json_schema.name).toBe(
+      expect(world.server.chatRequests()[0]!.body.response_format.json_schema.name).toBe(
         "Arztbrief__Entlassung__f_r_Herrn_X",
       );
     });
 
     it("reads an answer wrapped in a ```json fence", async () => {
-      server.replies.push(reply.text("```json\n" + JSON.stringify(VALID) + "\n```"));
+      world.server.replies.push(reply.text("```json\n" + JSON.stringify(VALID) + "\n```"));
       expect((await model().generateStructured(request())).value).toEqual(VALID);
-      expect(server.chatRequests()).toHaveLength(1);
+      expect(world.server.chatRequests()).toHaveLength(1);
     });
 
     it("asks again after invalid JSON, with a raised temperature, and sums the usage", async () => {
-      server.replies.push(
+      world.server.replies.push(
         { kind: "text", content: "Gerne! Hier ist der Brief: {", usage: { prompt_tokens: 100, completion_tokens: 7 } },
         reply.json(VALID, { prompt_tokens: 100, completion_tokens: 20 }),
       );
       const result = await model().generateStructured(request());
       expect(result.value).toEqual(VALID);
       expect(result.usage).toEqual({ promptTokens: 200, completionTokens: 27 });
-      const temperatures = server.chatRequests().map((r) => r.body.temperature);
+      const temperatures = world.server.chatRequests().map((r) => r.body.temperature);
       expect(temperatures).toEqual([0, 0.4]);
     });
 
@@ -91,33 +86,33 @@ describe("OpenAI-compatible chat engine", () => {
       ["a refusal", () => reply.refusal(), "refused"],
       ["a content filter", () => reply.text(JSON.stringify(VALID), "content_filter"), "content filter"],
     ])("fails with invalid_output after exactly 3 requests on %s", async (_label, make, problem) => {
-      server.responder = () => make();
+      world.server.responder = () => make();
       const error = await rejection(model().generateStructured(request()));
       expect(error.kind).toBe("invalid_output");
       expect(error.options.userMessageKey).toBe("letters:errors.structuredOutputFailed");
       expect(error.message).toContain(problem);
-      expect(server.chatRequests()).toHaveLength(3);
+      expect(world.server.chatRequests()).toHaveLength(3);
     });
 
     it("names the place of a schema mismatch, but not the answer's text", async () => {
-      server.responder = () => reply.json({ document_type: "other", sections: { s1: "Geheimer Befund" } });
+      world.server.responder = () => reply.json({ document_type: "other", sections: { s1: "Geheimer Befund" } });
       const error = await rejection(model().generateStructured(request()));
       expect(error.message).toContain("$.sections.s2: required property missing");
       expect(error.message).not.toContain("Geheimer Befund");
     });
 
     it("takes the number of attempts from the configuration", async () => {
-      server.responder = () => reply.text("nope");
+      world.server.responder = () => reply.text("nope");
       await rejection(model({ structuredAttempts: 1 }).generateStructured(request()));
-      expect(server.chatRequests()).toHaveLength(1);
+      expect(world.server.chatRequests()).toHaveLength(1);
     });
 
     it.each(["json_object", "none"] as const)(
       "in %s mode puts the schema into a system message after the caller's system message",
       async (mode) => {
-        server.replies.push(reply.json(VALID));
+        world.server.replies.push(reply.json(VALID));
         expect((await model({ structuredOutput: mode }).generateStructured(request())).value).toEqual(VALID);
-        const [sent] = server.chatRequests();
+        const [sent] = world.server.chatRequests();
         expect(sent!.body.messages).toEqual([
           request().messages[0],
           { role: "system", content: schemaInstruction(SCHEMA) },
@@ -137,7 +132,7 @@ describe("OpenAI-compatible chat engine", () => {
       );
       expect(error.kind).toBe("permanent");
       expect(error.message).toMatch(/does not fit the context window/);
-      expect(server.requests).toHaveLength(0);
+      expect(world.server.requests).toHaveLength(0);
     });
 
     it("counts the instruction message in json_object mode against the context window", async () => {
@@ -152,18 +147,18 @@ describe("OpenAI-compatible chat engine", () => {
         ),
       );
       expect(error.kind).toBe("permanent");
-      expect(server.chatRequests()).toHaveLength(1);
+      expect(world.server.chatRequests()).toHaveLength(1);
     });
   });
 
   describe("chat", () => {
     it("returns the plain text content and sends no response_format", async () => {
-      server.replies.push(reply.text("Guten Tag.", "stop"));
+      world.server.replies.push(reply.text("Guten Tag.", "stop"));
       const result = await model().chat({ messages: [{ role: "user", content: "Hallo" }], maxTokens: 50 });
       expect(result.content).toBe("Guten Tag.");
       expect(result.model).toBe("gpt-4o-mini");
       expect(result.usage.completionTokens).toBeGreaterThan(0);
-      expect(server.chatRequests()[0]!.body).toEqual({
+      expect(world.server.chatRequests()[0]!.body).toEqual({
         model: "gpt-4o-mini",
         messages: [{ role: "user", content: "Hallo" }],
         max_tokens: 50,
@@ -174,7 +169,7 @@ describe("OpenAI-compatible chat engine", () => {
   describe("check", () => {
     it("is healthy when the server lists models", async () => {
       expect(await model().check()).toEqual({ status: "healthy" });
-      expect(server.requests[0]).toMatchObject({ method: "GET", path: "/v1/models", bearer: true });
+      expect(world.server.requests[0]).toMatchObject({ method: "GET", path: "/v1/models", bearer: true });
     });
 
     it("says so when the configured model is not listed", async () => {
@@ -185,21 +180,21 @@ describe("OpenAI-compatible chat engine", () => {
     });
 
     it("is healthy without a /models endpoint", async () => {
-      server.modelsEndpoint = false;
+      world.server.modelsEndpoint = false;
       expect(await model().check()).toEqual({ status: "healthy", detail: "no /models endpoint" });
     });
 
     it("reports a refused key and an unreachable server as errors", async () => {
       expect(await model({ apiKey: "sk-nope-nope" }).check()).toEqual({
         status: "error",
-        detail: `${new URL(server.url).host} refused the API key (401)`,
+        detail: `${new URL(world.server.url).host} refused the API key (401)`,
       });
-      const url = server.url;
-      await server.close();
+      const url = world.server.url;
+      await world.server.close();
       const health = await model({ baseUrl: url }).check(1_000);
       expect(health.status).toBe("error");
       expect(health.detail).toMatch(/Cannot reach/);
-      server = await startFakeOpenAiChatServer();
+      world.server = await startFakeOpenAiChatServer();
     });
   });
 });
