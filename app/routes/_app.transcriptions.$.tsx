@@ -8,7 +8,7 @@ import { formatDateTime, type Language } from "~/i18n";
 import { findLetterOfRecording } from "~/models/letter.server";
 import { findRecordingByKey } from "~/models/recording.server";
 import { findTranscriptByKey } from "~/models/transcript.server";
-import { audit } from "~/services/audit/audit.server";
+import { auditTranscript } from "~/services/audit/events.server";
 import { getDb } from "~/models/db.server";
 import { hideAsNotFound, notFound } from "~/services/web/not-found.server";
 import { getLanguage } from "~/services/web/i18n.server";
@@ -51,14 +51,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   const user = await requireUser(request);
   const language = await getLanguage(request);
   const { row, document } = await getTranscript({ userId: user.id, key: params["*"] }).catch(hideTranscript);
-  await audit({
-    userId: user.id,
-    action: "transcript.read",
-    entityType: "transcript",
-    entityId: row.storage_key,
-    outcome: "success",
-    request,
-  });
+  await auditTranscript(request, user.id, "transcript.read", row.storage_key);
   const url = new URL(request.url);
   const recording = await findRecordingByKey({ ownerId: user.id, key: row.source_key });
   const letterStatus = recording?.medical_letter_status ?? "pending";
@@ -101,14 +94,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
   }
   meterCall(user.id, "delete-transcript");
   await deleteTranscript({ userId: user.id, transcriptKey: key }).catch(hideTranscript);
-  await audit({
-    userId: user.id,
-    action: "transcript.delete",
-    entityType: "transcript",
-    entityId: key,
-    outcome: "success",
-    request,
-  });
+  await auditTranscript(request, user.id, "transcript.delete", key);
   return redirectWithToast("/transcriptions", { type: "success", key: "transcriptions:toast.deleted" });
 }
 

@@ -10,7 +10,7 @@ import {
 import { transcriptionModes, type TranscriptionMode } from "~/models/schema";
 import { checkNewTag } from "~/models/recording-rules";
 import { templateLanguageFrom } from "~/models/template-rules";
-import { audit } from "~/services/audit/audit.server";
+import { auditRecording, type RecordingAction } from "~/services/audit/events.server";
 import { DomainError } from "~/services/web/domain-error.server";
 import { getFixedTFor, getLanguage } from "~/services/web/i18n.server";
 import { isMalformedMultipart } from "~/services/web/multipart-form.server";
@@ -26,7 +26,7 @@ import { fetchPatientContext, MAX_PDFS_PER_REQUEST } from "~/services/letters/co
 import { scanUploadedFiles } from "~/services/antivirus/antivirus.server";
 import { extractPdfContext, PDF_LIMITS } from "~/services/pdf/text.server";
 import type { SessionUser } from "~/services/web/session.server";
-import { redirectWithToast, setToast } from "~/services/web/toast.server";
+import { redirectWithToast, type Toast } from "~/services/web/toast.server";
 import { isServiceUnavailable } from "~/services/web/unavailable.server";
 import { autoStartTranscription, requestTranscription } from "~/services/transcription/transcription.server";
 import { meterCall } from "~/services/admin/usage.server";
@@ -46,11 +46,11 @@ async function failure(request: Request, error: unknown, extra: Record<string, s
 }
 
 /** The audit row of an intent that succeeded on a recording (no content, only what and which). */
-function succeeded(user: SessionUser, action: string, entityId: string, request: Request) {
-  return audit({ userId: user.id, action, entityType: "recording", entityId, outcome: "success", request });
+function succeeded(user: SessionUser, action: RecordingAction, key: string, request: Request) {
+  return auditRecording(request, user.id, action, key);
 }
 
-function done(key: Parameters<typeof setToast>[0]["key"], to = "/") {
+function done(key: Toast["key"], to = "/") {
   return redirectWithToast(to, { type: "success", key });
 }
 
@@ -84,13 +84,7 @@ export async function uploadIntent(user: SessionUser, request: Request) {
       throw new DomainError("invalid", "recordings:errors.tooManyPdfs", [], { max: String(MAX_PDFS_PER_REQUEST) });
     const submission = parseWithZod(form, { schema: uploadSchema });
     if (submission.status !== "success") {
-      await audit({
-        userId: user.id,
-        action: "recording.upload",
-        entityType: "recording",
-        outcome: "failure",
-        request,
-      });
+      await auditRecording(request, user.id, "recording.upload", undefined, "failure");
       return json({ result: submission.reply() }, { status: 400 });
     }
     const fields = submission.value;
@@ -110,7 +104,7 @@ export async function uploadIntent(user: SessionUser, request: Request) {
     await succeeded(user, "recording.upload", id, request);
     return afterUpload(user, key, request);
   } catch (error) {
-    await audit({ userId: user.id, action: "recording.upload", entityType: "recording", outcome: "failure", request });
+    await auditRecording(request, user.id, "recording.upload", undefined, "failure");
     return failure(request, error);
   } finally {
     discardTempUpload(upload);

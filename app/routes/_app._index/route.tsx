@@ -10,7 +10,7 @@ import { consentSummary } from "~/services/recordings/consent.server";
 import { findRecordingByKey } from "~/models/recording.server";
 import { findNumberedRecording, pageOfReadyRecordings } from "~/models/recording-list.server";
 import { listFailedJobReasons } from "~/models/transcription.server";
-import { audit } from "~/services/audit/audit.server";
+import { auditRecording } from "~/services/audit/events.server";
 import { loadPage, withPage } from "~/services/web/pagination";
 import { getConfig } from "~/services/config/config.server";
 import { DomainError } from "~/services/web/domain-error.server";
@@ -121,16 +121,8 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const shown = page.rows.map(view);
   const { pagination } = page;
   const selected = dialogRow ? view(dialogRow) : undefined;
-  await audit({ userId: user.id, action: "recording.list", entityType: "recording", outcome: "success", request });
-  if (url.searchParams.has("play"))
-    await audit({
-      userId: user.id,
-      action: "recording.play",
-      entityType: "recording",
-      entityId: dialogKey!,
-      outcome: "success",
-      request,
-    });
+  await auditRecording(request, user.id, "recording.list");
+  if (url.searchParams.has("play")) await auditRecording(request, user.id, "recording.play", dialogKey!);
   const dialog = url.searchParams.has("play")
     ? ({ kind: "play", playbackUrl: await getPlaybackUrl({ userId: user.id, key: dialogKey }) } as const)
     : url.searchParams.has("edit")

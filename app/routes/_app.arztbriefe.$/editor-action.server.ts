@@ -2,7 +2,8 @@ import { parseWithZod } from "@conform-to/zod";
 import { releaseLetter } from "~/models/letter.server";
 import { json, redirect, type ActionFunctionArgs } from "@remix-run/node";
 import { isUnknownIntent } from "~/components/forms/fields";
-import { audit } from "~/services/audit/audit.server";
+import type { AuditOutcome } from "~/services/audit/audit.server";
+import { auditLetter, auditPrompt } from "~/services/audit/events.server";
 import { DomainError } from "~/services/web/domain-error.server";
 import { getFixedTFor, getLanguage } from "~/services/web/i18n.server";
 import { getLetter, letterKeyFrom, restoreVersion, saveLetter } from "~/services/letters/editing.server";
@@ -63,14 +64,14 @@ const intents: { [I in EditorIntent]: Intent<I> } = {
     const titles = form.title;
     // Browsers send textarea line breaks as CRLF; the letter keeps LF, so an untouched section stays equal.
     const texts = form.text.map((v) => v.replace(/\r\n?/g, "\n"));
-    const entry = { userId: user.id, action: "letter.save", entityType: "letter", entityId: key, request };
+    const audited = (outcome: AuditOutcome) => auditLetter(request, user.id, "letter.save", key, outcome);
     try {
       if (titles.length === 0 || titles.length !== texts.length)
         throw new DomainError("invalid", "letters:errors.validation");
       requireIdle(letter);
       const content = toStructuredContent(titles.map((title, i) => ({ title, text: texts[i]! })));
       const result = await saveLetter({ userId: user.id, key, content, baseVersion: form.base_version });
-      await audit({ ...entry, outcome: "success" });
+      await audited("success");
       // Without JavaScript the Save button is always there: an unchanged letter is answered, not versioned.
       return done(
         editorUrl(key),
@@ -80,7 +81,7 @@ const intents: { [I in EditorIntent]: Intent<I> } = {
       );
     } catch (error) {
       const message = await messageOf(request, error);
-      await audit({ ...entry, outcome: "failure" });
+      await audited("failure");
       const conflict =
         error instanceof DomainError && error.kind === "conflict" && error.message !== "letters:errors.busy";
       return fail({ form: "save", error: message, conflict, submitted: { titles, texts } }, httpStatus(error));
@@ -88,15 +89,15 @@ const intents: { [I in EditorIntent]: Intent<I> } = {
   },
 
   async refine({ user, key, letter, form: { query, scope }, request }) {
-    const entry = { userId: user.id, action: "letter.refine", entityType: "letter", entityId: key, request };
+    const audited = (outcome: AuditOutcome) => auditLetter(request, user.id, "letter.refine", key, outcome);
     try {
       requireIdle(letter);
       const { id } = await proposeRefinement({ userId: user.id, key, scope, query });
-      await audit({ ...entry, outcome: "success" });
+      await audited("success");
       return redirect(`${editorUrl(key)}?proposal=${encodeURIComponent(id)}`);
     } catch (error) {
       const message = await messageOf(request, error);
-      await audit({ ...entry, outcome: "failure" });
+      await audited("failure");
       return fail({ form: "refine", error: message, query, scope }, httpStatus(error));
     }
   },
@@ -111,11 +112,11 @@ const intents: { [I in EditorIntent]: Intent<I> } = {
   async savePrompt({ user, key, form: { query, scope, title, promptText }, request }) {
     // The dialog's text starts as the instruction; left empty (no JavaScript), the instruction is saved.
     const text = promptText.trim() || query;
-    const entry = { userId: user.id, action: "prompt.save", entityType: "prompt", request };
+    const audited = (outcome: AuditOutcome) => auditPrompt(request, user.id, "prompt.save", undefined, outcome);
     try {
       await savePrompt({ userId: user.id, title, promptText: text });
     } catch (error) {
-      await audit({ ...entry, outcome: "failure" });
+      await audited("failure");
       let promptError: string;
       try {
         promptError = await messageOf(request, error);
@@ -126,19 +127,19 @@ const intents: { [I in EditorIntent]: Intent<I> } = {
       }
       return fail({ form: "refine", query, scope, promptError, promptTitle: title, promptText: text }, 400);
     }
-    await audit({ ...entry, outcome: "success" });
+    await audited("success");
     return done(editorUrl(key), { type: "success", key: "letters:toast.promptSaved" });
   },
 
   async deletePrompt({ user, key, form: { promptId: id }, request }) {
-    const entry = { userId: user.id, action: "prompt.delete", entityType: "prompt", entityId: id, request };
+    const audited = (outcome: AuditOutcome) => auditPrompt(request, user.id, "prompt.delete", id, outcome);
     try {
       await removePrompt({ userId: user.id, id });
     } catch (error) {
-      await audit({ ...entry, outcome: "failure" });
+      await audited("failure");
       return fail({ form: "prompts", error: await messageOf(request, error) }, 400);
     }
-    await audit({ ...entry, outcome: "success" });
+    await audited("success");
     return done(editorUrl(key), { type: "success", key: "letters:toast.promptDeleted" });
   },
 
@@ -146,11 +147,11 @@ const intents: { [I in EditorIntent]: Intent<I> } = {
   reject: decide(false),
 
   async restore({ user, key, letter, form: { version }, request }) {
-    const entry = { userId: user.id, action: "letter.restore", entityType: "letter", entityId: key, request };
+    const audited = (outcome: AuditOutcome) => auditLetter(request, user.id, "letter.restore", key, outcome);
     try {
       requireIdle(letter);
       const result = await restoreVersion({ userId: user.id, key, version });
-      await audit({ ...entry, outcome: "success" });
+      await audited("success");
       return done(
         `${editorUrl(key)}?versions=1`,
         result.changed
@@ -163,7 +164,7 @@ const intents: { [I in EditorIntent]: Intent<I> } = {
       );
     } catch (error) {
       const message = await messageOf(request, error);
-      await audit({ ...entry, outcome: "failure" });
+      await audited("failure");
       return fail({ form: "versions", error: message }, httpStatus(error));
     }
   },
@@ -177,16 +178,11 @@ function notFoundPrompt() {
 /** Accepting makes the proposal a new version; rejecting creates none (ADR 0012). */
 function decide(accept: boolean): (ctx: Context<{ proposalId: string }>) => Promise<Response> {
   return async ({ user, key, form, request }) => {
-    const entry = {
-      userId: user.id,
-      action: accept ? "letter.proposal.accept" : "letter.proposal.reject",
-      entityType: "letter",
-      entityId: key,
-      request,
-    };
+    const action = accept ? "letter.proposal.accept" : "letter.proposal.reject";
+    const audited = (outcome: AuditOutcome) => auditLetter(request, user.id, action, key, outcome);
     try {
       const result = await decideRefinement({ userId: user.id, key, id: form.proposalId, accept });
-      await audit({ ...entry, outcome: "success" });
+      await audited("success");
       return done(
         editorUrl(key),
         result.accepted
@@ -195,7 +191,7 @@ function decide(accept: boolean): (ctx: Context<{ proposalId: string }>) => Prom
       );
     } catch (error) {
       const message = await messageOf(request, error);
-      await audit({ ...entry, outcome: "failure" });
+      await audited("failure");
       return fail({ form: "proposal", error: message }, httpStatus(error));
     }
   };
@@ -206,15 +202,15 @@ function decide(accept: boolean): (ctx: Context<{ proposalId: string }>) => Prom
  * recording's audio, which the retention sweep deletes AUDIO_RETENTION_DAYS later; a new version undoes the release.
  */
 async function release({ user, key, letter, request }: Parameters<Intent<typeof INTENT.release>>[0]) {
-  const entry = { userId: user.id, action: "letter.release", entityType: "letter", entityId: key, request };
+  const audited = (outcome: AuditOutcome) => auditLetter(request, user.id, "letter.release", key, outcome);
   try {
     requireIdle(letter);
     if (letter.status !== "completed") throw new DomainError("invalid", "letters:errors.notReleasable");
     await releaseLetter({ ownerId: user.id, letterId: letter.id, at: new Date() });
-    await audit({ ...entry, outcome: "success" });
+    await audited("success");
     return done(editorUrl(key), { type: "success", key: "letters:toast.released" });
   } catch (error) {
-    await audit({ ...entry, outcome: "failure" });
+    await audited("failure");
     return fail({ form: "save", error: await messageOf(request, error) }, httpStatus(error));
   }
 }

@@ -1,5 +1,5 @@
 import { json, type LoaderFunctionArgs } from "@remix-run/node";
-import { audit } from "~/services/audit/audit.server";
+import { auditLetter } from "~/services/audit/events.server";
 import { DomainError } from "~/services/web/domain-error.server";
 import { formatDateTime } from "~/i18n";
 import { consentSummary } from "~/services/recordings/consent.server";
@@ -88,14 +88,7 @@ export async function loadEditor({ request, params }: Args) {
   } catch (error) {
     // SPEC §5: a letter cannot be opened without a language code; say so instead of showing a broken editor.
     if (error instanceof DomainError && error.message === LANGUAGE_MISSING) {
-      await audit({
-        userId: user.id,
-        action: "letter.read",
-        entityType: "letter",
-        entityId: letterKeyFrom(params["*"]),
-        outcome: "failure",
-        request,
-      });
+      await auditLetter(request, user.id, "letter.read", letterKeyFrom(params["*"]), "failure");
       return json({ kind: "missingLanguage" as const, language });
     }
     return notFound(error);
@@ -115,14 +108,7 @@ export async function loadEditor({ request, params }: Args) {
       ? history(user, letter, mode === "compare" ? url.searchParams.get("compare") : null)
       : null,
   ]);
-  await audit({
-    userId: user.id,
-    action: mode === "edit" ? "letter.read" : `letter.${mode}.read`,
-    entityType: "letter",
-    entityId: letter.key,
-    outcome: "success",
-    request,
-  });
+  await auditLetter(request, user.id, mode === "edit" ? "letter.read" : `letter.${mode}.read`, letter.key);
   const headers = isLetterView(asked) && !plain ? { "Set-Cookie": await rememberView(asked) } : undefined;
   return json(
     {

@@ -1,13 +1,13 @@
-import { redirect } from "@remix-run/node";
 import { findLetterJobOfRecording } from "~/models/letter-job.server";
 import type { LetterStatus } from "~/models/schema";
-import { audit } from "~/services/audit/audit.server";
+import { auditRecording } from "~/services/audit/events.server";
+import { notFound } from "~/services/web/not-found.server";
 import { getDb } from "~/models/db.server";
 import { DomainError } from "~/services/web/domain-error.server";
 import { getFixedTFor, getLanguage } from "~/services/web/i18n.server";
 import { requestLetter } from "~/services/letters/letters.server";
 import type { SessionUser } from "~/services/web/session.server";
-import { setToast } from "~/services/web/toast.server";
+import { redirectWithToast } from "~/services/web/toast.server";
 import { meterCall } from "~/services/admin/usage.server";
 import type { LetterStatusView } from "./letter-status";
 
@@ -53,26 +53,23 @@ export async function createLetterIntent(args: {
   request: Request;
   redirectTo: string;
 }) {
-  const entity = { userId: args.user.id, entityType: "recording", entityId: String(args.sourceKey ?? "") };
+  const created = (outcome: "success" | "failure") =>
+    auditRecording(args.request, args.user.id, "letter.create", String(args.sourceKey ?? ""), outcome);
   meterCall(args.user.id, "medical-letter-v2");
   try {
     const result = await requestLetter({ userId: args.user.id, sourceKey: args.sourceKey, kind: "create" });
-    await audit({ ...entity, action: "letter.create", outcome: "success", request: args.request });
+    await created("success");
     const key = result.status === "completed" ? "letters:toast.exists" : "letters:toast.creating";
-    return redirect(args.redirectTo, { headers: { "Set-Cookie": await setToast({ type: "success", key }) } });
+    return redirectWithToast(args.redirectTo, { type: "success", key });
   } catch (error) {
     if (!(error instanceof DomainError)) throw error;
-    await audit({ ...entity, action: "letter.create", outcome: "failure", request: args.request });
-    if (error.message === "recordings:errors.recordingNotFound") throw new Response("Not found", { status: 404 });
+    await created("failure");
+    if (error.message === "recordings:errors.recordingNotFound") notFound();
     const t = await getFixedTFor(await getLanguage(args.request), ["common", "recordings", "letters"]);
-    return redirect(args.redirectTo, {
-      headers: {
-        "Set-Cookie": await setToast({
-          type: "error",
-          key: "letters:toast.createFailed",
-          values: { reason: t(error.message, error.values).slice(0, 200) },
-        }),
-      },
+    return redirectWithToast(args.redirectTo, {
+      type: "error",
+      key: "letters:toast.createFailed",
+      values: { reason: t(error.message, error.values).slice(0, 200) },
     });
   }
 }

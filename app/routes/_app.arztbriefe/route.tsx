@@ -10,7 +10,8 @@ import { SectionHeader } from "~/components/ui/section";
 import { formatDateTime, type Language } from "~/i18n";
 import { consentSummary } from "~/services/recordings/consent.server";
 import { findNumberedLetter, pageOfLetters } from "~/models/recording-list.server";
-import { audit } from "~/services/audit/audit.server";
+import { auditLetter } from "~/services/audit/events.server";
+import { notFound } from "~/services/web/not-found.server";
 import { DomainError } from "~/services/web/domain-error.server";
 import { getFixedTFor, getLanguage } from "~/services/web/i18n.server";
 import { deleteLetter } from "~/services/letters/editing.server";
@@ -85,7 +86,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const rows = page.rows.map(view);
   const { pagination } = page;
   const confirmDelete = toDelete ? view(toDelete) : undefined;
-  await audit({ userId: user.id, action: "letter.list", entityType: "letter", outcome: "success", request });
+  await auditLetter(request, user.id, "letter.list");
   return {
     title: `${t("arztbriefe.title")} · Skribent`,
     language,
@@ -102,18 +103,18 @@ export async function action({ request }: ActionFunctionArgs) {
   if (submission.status !== "success") return json({ result: submission.reply() }, { status: 400 });
   meterCall(user.id, "delete-arztbrief");
   const { key } = submission.value;
-  const entry = { userId: user.id, action: "letter.delete", entityType: "letter", entityId: key, request };
+  const deleted = (outcome: "success" | "failure") => auditLetter(request, user.id, "letter.delete", key, outcome);
   try {
     await deleteLetter({ userId: user.id, key });
   } catch (error) {
     if (!(error instanceof DomainError)) throw error;
-    await audit({ ...entry, outcome: "failure" });
-    if (error.kind === "not_found" || error.kind === "invalid") throw new Response("Not found", { status: 404 });
+    await deleted("failure");
+    if (error.kind === "not_found" || error.kind === "invalid") notFound();
     // A letter job started meanwhile: nothing was deleted, and the page says why.
     const t = await getFixedTFor(await getLanguage(request), ["letters"]);
     return json({ error: t(error.message, error.values) }, { status: 409 });
   }
-  await audit({ ...entry, outcome: "success" });
+  await deleted("success");
   return redirectWithToast("/arztbriefe", { type: "success", key: "letters:toast.deleted" });
 }
 

@@ -8,7 +8,7 @@ import { DataTable, SectionHeader } from "~/components/ui/section";
 import { formatDateTime, type Language } from "~/i18n";
 import { consentSummary } from "~/services/recordings/consent.server";
 import { pageOfTranscripts } from "~/models/recording-list.server";
-import { audit } from "~/services/audit/audit.server";
+import { auditTranscript } from "~/services/audit/events.server";
 import { getFixedTFor, getLanguage } from "~/services/web/i18n.server";
 import { requireUser } from "~/services/web/session.server";
 import { LetterStatusLabel } from "~/routes/_app.arztbriefe.$/letter-status";
@@ -51,7 +51,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
     user.id,
     rows.map((r) => ({ id: r.recording_id, medical_letter_status: r.medical_letter_status })),
   );
-  await audit({ userId: user.id, action: "transcript.list", entityType: "transcript", outcome: "success", request });
+  await auditTranscript(request, user.id, "transcript.list");
   return {
     title: `${t("transcriptions.title")} · Skribent`,
     language,
