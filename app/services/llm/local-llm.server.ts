@@ -4,6 +4,7 @@ import path from "node:path";
 import type { ChatHistoryItem, GbnfJsonSchema, LlamaGrammar } from "node-llama-cpp";
 
 import { readStructuredAnswer } from "./json-schema";
+import { RETRY_TEMPERATURE, structuredAttempts, untilValidAnswer } from "./structured-attempts";
 import type { LocalLlmConfig } from "./local-llm-runtime.server";
 import { grammarSchema } from "./local-llm-grammar.server";
 import {
@@ -27,7 +28,6 @@ import {
   type StructuredRequest,
   type StructuredResult,
   type TextSink,
-  type TokenUsage,
 } from "./types";
 
 export type { LocalLlmConfig } from "./local-llm-runtime.server";
@@ -52,10 +52,6 @@ export type LocalLanguageModel = LanguageModel & {
   load(): Promise<void>;
 };
 
-const STRUCTURED_ATTEMPTS = 3;
-const RETRY_TEMPERATURE = 0.4;
-const USER_INVALID_OUTPUT = "letters:errors.structuredOutputFailed";
-
 function history(messages: ChatMessage[]): ChatHistoryItem[] {
   return messages.map((m): ChatHistoryItem => {
     if (m.role === "system") return { type: "system", text: m.content };
@@ -68,7 +64,7 @@ function history(messages: ChatMessage[]): ChatHistoryItem[] {
 
 export function createLocalLanguageModel(config: LocalLlmConfig): LocalLanguageModel {
   const key = JSON.stringify([config.model, config.contextTokens, config.threads, Boolean(config.extendContext)]);
-  const attempts = Math.max(1, config.structuredAttempts ?? STRUCTURED_ATTEMPTS);
+  const attempts = structuredAttempts(config.structuredAttempts);
   const modelName = path.basename(config.model);
 
   /** The model when this engine's model is the one loaded, else undefined (never starts a load). */
@@ -192,9 +188,7 @@ export function createLocalLanguageModel(config: LocalLlmConfig): LocalLanguageM
         const items = history(request.messages);
         const prompt = promptTokens(target, items, request.maxTokens);
         const grammar = await grammarFor(target, request.schema);
-        const usage: TokenUsage = { promptTokens: 0, completionTokens: 0 };
-        let problem = "";
-        for (let attempt = 1; attempt <= attempts; attempt++) {
+        return untilValidAnswer<T>({ name: modelName, model: modelName, attempts }, async (attempt) => {
           const base = request.temperature ?? 0;
           const answer = await generate(target, items, {
             maxTokens: request.maxTokens,
@@ -203,23 +197,11 @@ export function createLocalLanguageModel(config: LocalLlmConfig): LocalLanguageM
             grammar,
             signal: request.signal,
           });
-          usage.promptTokens += prompt;
-          usage.completionTokens += answer.completionTokens;
-          if (answer.cutOff) {
-            problem = `the answer was cut off at ${request.maxTokens} tokens`;
-            continue;
-          }
+          const usage = { promptTokens: prompt, completionTokens: answer.completionTokens };
+          if (answer.cutOff) return { usage, problem: `the answer was cut off at ${request.maxTokens} tokens` };
           const read = readStructuredAnswer(answer.text, request.schema);
-          if (read.ok) return { value: read.value as T, usage, model: modelName };
-          problem = read.problem;
-        }
-        throw new LlmError(
-          "invalid_output",
-          `${modelName}: no valid structured answer in ${attempts} attempts (${problem})`,
-          {
-            userMessageKey: USER_INVALID_OUTPUT,
-          },
-        );
+          return read.ok ? { usage, value: read.value } : { usage, problem: read.problem };
+        });
       }, request.signal);
     },
 

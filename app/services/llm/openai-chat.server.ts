@@ -1,5 +1,6 @@
 import { DEFAULT_RETRY, errorBodyInfo, fetchWithTimeout, withRetries, type RetryPolicy } from "../speech/retry";
 import { readStructuredAnswer } from "./json-schema";
+import { RETRY_TEMPERATURE, structuredAttempts, untilValidAnswer } from "./structured-attempts";
 import type { OpenAiChatConfig } from "./openai-chat-client.server";
 import { createOpenAiChatClient, llmError, modelIds, USER_NOT_CONFIGURED } from "./openai-chat-client.server";
 import type { Completion } from "./openai-stream.server";
@@ -44,10 +45,7 @@ export type { OpenAiChatConfig, StructuredOutputMode } from "./openai-chat-clien
 //   max_completion_tokens and are not a target here).
 
 const DEFAULT_CHAT_RETRY: RetryPolicy = { ...DEFAULT_RETRY, attempts: 3 };
-const STRUCTURED_ATTEMPTS = 3;
-const RETRY_TEMPERATURE = 0.4;
 const DEFAULT_CHECK_TIMEOUT_MS = 5_000;
-const USER_INVALID_OUTPUT = "letters:errors.structuredOutputFailed";
 
 /** The instruction that carries the schema when the server does not take it in response_format. */
 export function schemaInstruction(schema: JsonSchema): string {
@@ -69,7 +67,7 @@ function count(value: unknown): number | undefined {
 export function createOpenAiChatModel(config: OpenAiChatConfig): LanguageModel {
   const { baseUrl, host, headers, redact, post, postStreaming } = createOpenAiChatClient(config);
   const policy = config.retry ?? DEFAULT_CHAT_RETRY;
-  const attempts = Math.max(1, config.structuredAttempts ?? STRUCTURED_ATTEMPTS);
+  const attempts = structuredAttempts(config.structuredAttempts);
 
   function requireUrl() {
     if (!baseUrl)
@@ -174,9 +172,7 @@ export function createOpenAiChatModel(config: OpenAiChatConfig): LanguageModel {
       const messages = structuredMessages(request);
       const promptEstimate = guard(messages, request.maxTokens);
       const format = responseFormat(request);
-      const usage: TokenUsage = { promptTokens: 0, completionTokens: 0 };
-      let problem = "";
-      for (let attempt = 1; attempt <= attempts; attempt++) {
+      return untilValidAnswer<T>({ name: host, model: config.model, attempts }, async (attempt) => {
         const temperature =
           attempt > 1 && request.temperature !== undefined
             ? Math.max(request.temperature, RETRY_TEMPERATURE)
@@ -189,16 +185,9 @@ export function createOpenAiChatModel(config: OpenAiChatConfig): LanguageModel {
           ...(format ? { response_format: format } : {}),
         };
         const completion = await withRetries(() => post(body, request.signal), { policy, signal: request.signal });
-        const used = usageOf(completion, promptEstimate);
-        usage.promptTokens += used.promptTokens;
-        usage.completionTokens += used.completionTokens;
         const result = verdict(completion, request.schema);
-        if ("value" in result) return { value: result.value as T, usage, model: config.model };
-        problem = result.problem;
-        if (request.signal?.aborted) throw request.signal.reason;
-      }
-      throw new LlmError("invalid_output", `${host}: no valid structured answer in ${attempts} attempts (${problem})`, {
-        userMessageKey: USER_INVALID_OUTPUT,
+        if (!("value" in result) && request.signal?.aborted) throw request.signal.reason;
+        return { usage: usageOf(completion, promptEstimate), ...result };
       });
     },
 
