@@ -8,6 +8,7 @@ import { meterCall } from "~/services/admin/usage.server";
 import { requireUserTemplate } from "./_app.settings/context.server";
 import { templateChanged, withFailureMessage } from "./_app.settings/queries.server";
 import { settingsUrl } from "./_app.settings/urls";
+import { notFound } from "~/services/web/not-found.server";
 
 // The element-description dialog (SPEC §2): one section's description, with
 // its counter; saved through the same rules as the whole structure.
@@ -16,7 +17,7 @@ async function context(request: Request, params: LoaderFunctionArgs["params"]) {
   const templateId = params.templateId ?? "";
   const { user, language, structure } = await requireUserTemplate(request, templateId);
   const element = structure.elements.find((e) => e.id === params.elementId);
-  if (!element) throw new Response("Not found", { status: 404 });
+  if (!element) notFound();
   return { user, templateId, language, structure, element };
 }
 

@@ -38,6 +38,7 @@ import type { LiveResume } from "./record-panel";
 import { UploadPanel } from "./upload-panel";
 import { audioActionSchema, INTENT, type AudioIntent } from "./schema";
 import { isUnknownIntent } from "~/components/forms/fields";
+import { notFound } from "~/services/web/not-found.server";
 
 // SPEC §2 "Audio section": the upload panel and the recordings list. Dialogs
 // (play, rename and tags, delete) are query parameters rendered by the server,
@@ -68,7 +69,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
     listUserTemplates({ userId: user.id, language: templateLanguage }),
     tab === "record" ? findResumableLiveSession(user.id) : null,
   ]);
-  if (dialogKey && !dialogRow) throw new Response("Not found", { status: 404 });
+  if (dialogKey && !dialogRow) notFound();
   // Only what the widget shows of an unfinished live session (SPEC §4: offered to continue or save).
   const resume: LiveResume | null = live
     ? {
@@ -208,7 +209,7 @@ export async function action({ request }: ActionFunctionArgs) {
         return await resetIntent(user, form.key, request);
     }
   } catch (error) {
-    if (error instanceof DomainError && error.kind === "not_found") throw new Response("Not found", { status: 404 });
+    if (error instanceof DomainError && error.kind === "not_found") notFound();
     throw error;
   }
 }

@@ -61,7 +61,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
     loadPage(url, (at) => pageOfLetters({ ownerId: user.id, ...at })),
     deleteKey ? findNumberedLetter({ ownerId: user.id, key: deleteKey }) : undefined,
   ]);
-  if (deleteKey && !toDelete) throw new Response("Not found", { status: 404 });
+  if (deleteKey && !toDelete) notFound();
   const view = (l: Omit<(typeof page.rows)[number], "total">): LetterRow => {
     // A finished job says nothing more than the letter's own status.
     const job = l.job_status && l.job_status !== "completed" ? l.job_status : null;

@@ -5,6 +5,7 @@ import { DomainError } from "~/services/web/domain-error.server";
 import { getLanguage } from "~/services/web/i18n.server";
 import { requireUser } from "~/services/web/session.server";
 import { getUserStructure } from "~/services/templates/templates.server";
+import { notFound } from "~/services/web/not-found.server";
 
 // What every Settings route starts with: the user first, then the template
 // language (?language=, else the interface language), then the record.
@@ -20,7 +21,7 @@ export async function requireUserTemplate(request: Request, templateId: string) 
   const user = await requireUser(request);
   const language = await templateLanguageOf(request);
   const structure = await getUserStructure({ userId: user.id, templateId, language }).catch((error: unknown) => {
-    if (error instanceof DomainError && error.kind === "not_found") throw new Response("Not found", { status: 404 });
+    if (error instanceof DomainError && error.kind === "not_found") notFound();
     throw error;
   });
   return { user, language, structure };
@@ -29,6 +30,6 @@ export async function requireUserTemplate(request: Request, templateId: string) 
 /** The repository and template creation exist only while the flag allows them (refused, not just hidden). */
 export async function requireUserTemplatesEnabled(request: Request) {
   const user = await requireUser(request);
-  if (getConfig().flags.disableUserTemplates) throw new Response("Not found", { status: 404 });
+  if (getConfig().flags.disableUserTemplates) notFound();
   return { user, language: await templateLanguageOf(request) };
 }
