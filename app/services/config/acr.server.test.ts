@@ -1,30 +1,21 @@
 import { describe, expect, it } from "vitest";
-import { buildConfig, ConfigError, parseEnv } from "./config.server";
+import { devConfigWith, problemsWith, providerConfigWith } from "../../../tests/support/config-helpers";
 
 // OIDC_ACR_VALUES (ADR 0019): a value the provider could never send back, or a list with a hole in it, would refuse
 // every sign-in of a hospital that just wanted its second factor checked. It stops the start instead, saying which
 // entry is wrong and how the list is written.
 
-const base = { DATA_DIR: "/tmp/skribent-config-test", COOKIE_SECRET: "c".repeat(32) };
-
-function problems(value: string) {
-  try {
-    parseEnv({ ...base, OIDC_ACR_VALUES: value });
-  } catch (error) {
-    return (error as ConfigError).problems.join("\n");
-  }
-  throw new Error("expected a ConfigError");
-}
+const problems = (value: string) => problemsWith("OIDC_ACR_VALUES", value);
 
 describe("OIDC_ACR_VALUES", () => {
   it("is unset by default: nothing is asked for or checked", () => {
-    expect(buildConfig(parseEnv(base)).oidc.acrValues).toBeNull();
+    expect(devConfigWith({}).oidc.acrValues).toBeNull();
     // An empty value in a .env file means "not set", as for every variable.
-    expect(buildConfig(parseEnv({ ...base, OIDC_ACR_VALUES: "" })).oidc.acrValues).toBeNull();
+    expect(devConfigWith({ OIDC_ACR_VALUES: "" }).oidc.acrValues).toBeNull();
   });
 
   it("reads the accepted values in order, spaces around them ignored, each once", () => {
-    const config = (value: string) => buildConfig(parseEnv({ ...base, OIDC_ACR_VALUES: value })).oidc.acrValues;
+    const config = (value: string) => devConfigWith({ OIDC_ACR_VALUES: value }).oidc.acrValues;
     expect(config("mfa")).toEqual(["mfa"]);
     expect(config(" urn:example:phr , http://schemas.openid.net/pape/policies/2007/06/multi-factor,2, phr")).toEqual([
       "urn:example:phr",
@@ -34,15 +25,7 @@ describe("OIDC_ACR_VALUES", () => {
     ]);
     expect(config("mfa,2,mfa")).toEqual(["mfa", "2"]);
     // The same list reaches a deployment with its own provider.
-    const production = buildConfig(
-      parseEnv({
-        ...base,
-        OIDC_ISSUER: "https://idp.example",
-        OIDC_CLIENT_ID: "c",
-        OIDC_CLIENT_SECRET: "s",
-        OIDC_ACR_VALUES: "gold",
-      }),
-    );
+    const production = providerConfigWith({ OIDC_ACR_VALUES: "gold" });
     expect(production.oidc).toMatchObject({ dev: false, acrValues: ["gold"] });
   });
 

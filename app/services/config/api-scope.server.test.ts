@@ -1,20 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { buildConfig, ConfigError, parseEnv } from "./config.server";
+import { devConfigWith, problemsWith, providerConfigWith } from "../../../tests/support/config-helpers";
 
 // OIDC_API_SCOPE (ADR 0021): a value no token could carry, or a list where one scope is meant, would refuse every
 // bearer call once the hospital turned the check on. It stops the start instead, naming the variable and saying what
 // is wrong with the value.
 
-const base = { DATA_DIR: "/tmp/skribent-config-test", COOKIE_SECRET: "c".repeat(32) };
-
-function problems(value: string) {
-  try {
-    parseEnv({ ...base, OIDC_API_SCOPE: value });
-  } catch (error) {
-    return (error as ConfigError).problems.join("\n");
-  }
-  throw new Error("expected a ConfigError");
-}
+const problems = (value: string) => problemsWith("OIDC_API_SCOPE", value);
 
 const EXPECTED =
   "expected the one scope your identity provider puts into access tokens for this API, as it appears in the " +
@@ -22,13 +13,13 @@ const EXPECTED =
 
 describe("OIDC_API_SCOPE", () => {
   it("is unset by default: any access token for the audience opens the API", () => {
-    expect(buildConfig(parseEnv(base)).oidc.apiScope).toBeNull();
+    expect(devConfigWith({}).oidc.apiScope).toBeNull();
     // An empty value in a .env file means "not set", as for every variable.
-    expect(buildConfig(parseEnv({ ...base, OIDC_API_SCOPE: "" })).oidc.apiScope).toBeNull();
+    expect(devConfigWith({ OIDC_API_SCOPE: "" }).oidc.apiScope).toBeNull();
   });
 
   it("reads one scope as the provider writes it, spaces around it ignored", () => {
-    const config = (value: string) => buildConfig(parseEnv({ ...base, OIDC_API_SCOPE: value })).oidc.apiScope;
+    const config = (value: string) => devConfigWith({ OIDC_API_SCOPE: value }).oidc.apiScope;
     expect(config("skribent.api")).toBe("skribent.api");
     expect(config(" skribent.api ")).toBe("skribent.api");
     // The whole scope-token alphabet of RFC 6749 §3.3: URLs, URNs, Entra's access_as_user, punctuation.
@@ -37,15 +28,7 @@ describe("OIDC_API_SCOPE", () => {
       "urn:example:skribent:api!#$%&'()*+,-./;<=>?@[]^_`{|}~",
     );
     // The same scope reaches a deployment with its own provider.
-    const production = buildConfig(
-      parseEnv({
-        ...base,
-        OIDC_ISSUER: "https://idp.example",
-        OIDC_CLIENT_ID: "c",
-        OIDC_CLIENT_SECRET: "s",
-        OIDC_API_SCOPE: "skribent.api",
-      }),
-    );
+    const production = providerConfigWith({ OIDC_API_SCOPE: "skribent.api" });
     expect(production.oidc).toMatchObject({ dev: false, apiScope: "skribent.api" });
   });
 
