@@ -1,25 +1,16 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { WebSocket } from "ws";
 
-import { startFakeSpeechmaticsRt, type FakeSpeechmaticsRt } from "../../../tests/support/fake-speechmatics-rt";
-import { LiveEngineError } from "./engine-types";
+import { fakeSpeechmaticsRtForEachTest, rejection } from "../../../tests/support/speechmatics-rt-helpers";
+
 import { createRealtimeToken } from "./speechmatics-token.server";
 
 // The direct mode's temporary key against the fake's management endpoint (POST /v1/api_keys?type=rt).
 
 const FAST = { attempts: 3, baseDelayMs: 1, maxDelayMs: 2 };
-
-async function rejection(promise: Promise<unknown>): Promise<LiveEngineError> {
-  const error = await promise.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(LiveEngineError);
-  return error as LiveEngineError;
-}
 
 /** Whether a WebSocket with this temporary key gets through the handshake. */
 function opens(url: string): Promise<boolean> {
@@ -38,53 +29,50 @@ function opens(url: string): Promise<boolean> {
 }
 
 describe("createRealtimeToken", () => {
-  let server: FakeSpeechmaticsRt;
-
-  beforeEach(async () => {
-    server = await startFakeSpeechmaticsRt();
-  });
-  afterEach(async () => {
-    await server.close();
-  });
+  const world = fakeSpeechmaticsRtForEachTest();
 
   it("returns a 60 s key that opens a realtime session with ?jwt=", async () => {
     const before = Date.now();
-    const token = await createRealtimeToken({ apiKey: "test-key", managementUrl: server.managementUrl });
+    const token = await createRealtimeToken({ apiKey: "test-key", managementUrl: world.server.managementUrl });
     expect(token.expiresAt.getTime()).toBeGreaterThanOrEqual(before + 60_000);
     expect(token.expiresAt.getTime()).toBeLessThanOrEqual(Date.now() + 60_000);
-    expect(server.tokenRequests).toEqual([{ type: "rt", ttl: 60, status: 201 }]);
-    expect(await opens(`${server.url}?jwt=${encodeURIComponent(token.jwt)}`)).toBe(true);
-    expect(server.sessions[0].auth).toBe("jwt");
+    expect(world.server.tokenRequests).toEqual([{ type: "rt", ttl: 60, status: 201 }]);
+    expect(await opens(`${world.server.url}?jwt=${encodeURIComponent(token.jwt)}`)).toBe(true);
+    expect(world.server.sessions[0].auth).toBe("jwt");
   });
 
   it("fails at once with not_authorised on a rejected key, never naming the key", async () => {
     const error = await rejection(
-      createRealtimeToken({ apiKey: "wrong-key", managementUrl: server.managementUrl, retry: FAST }),
+      createRealtimeToken({ apiKey: "wrong-key", managementUrl: world.server.managementUrl, retry: FAST }),
     );
     expect(error.type).toBe("not_authorised");
     expect(error.options.transient).toBeFalsy();
     expect(`${error.message} ${String((error.options.cause as Error).message)}`).not.toContain("wrong-key");
-    expect(server.tokenRequests).toHaveLength(1);
+    expect(world.server.tokenRequests).toHaveLength(1);
   });
 
   it("retries a 5xx a bounded number of times", async () => {
-    server.managementFailures = { count: 2, status: 503 };
-    const token = await createRealtimeToken({ apiKey: "test-key", managementUrl: server.managementUrl, retry: FAST });
+    world.server.managementFailures = { count: 2, status: 503 };
+    const token = await createRealtimeToken({
+      apiKey: "test-key",
+      managementUrl: world.server.managementUrl,
+      retry: FAST,
+    });
     expect(token.jwt).toMatch(/^eyJ/);
-    expect(server.tokenRequests.map((r) => r.status)).toEqual([503, 503, 201]);
+    expect(world.server.tokenRequests.map((r) => r.status)).toEqual([503, 503, 201]);
 
-    server.managementFailures = { count: 5, status: 500 };
+    world.server.managementFailures = { count: 5, status: 500 };
     const error = await rejection(
-      createRealtimeToken({ apiKey: "test-key", managementUrl: server.managementUrl, retry: FAST }),
+      createRealtimeToken({ apiKey: "test-key", managementUrl: world.server.managementUrl, retry: FAST }),
     );
     expect(error).toMatchObject({ type: "engine_unavailable", options: { transient: true } });
-    expect(server.tokenRequests.slice(3).map((r) => r.status)).toEqual([500, 500, 500]);
+    expect(world.server.tokenRequests.slice(3).map((r) => r.status)).toEqual([500, 500, 500]);
   });
 
   it("refuses without a key and sends nothing", async () => {
-    const error = await rejection(createRealtimeToken({ apiKey: " ", managementUrl: server.managementUrl }));
+    const error = await rejection(createRealtimeToken({ apiKey: " ", managementUrl: world.server.managementUrl }));
     expect(error.type).toBe("engine_unavailable");
-    expect(server.tokenRequests).toHaveLength(0);
+    expect(world.server.tokenRequests).toHaveLength(0);
   });
 });
 

@@ -1,14 +1,15 @@
 import { createHash } from "node:crypto";
 import { createServer, type Server, type Socket } from "node:net";
 
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 import type { LiveKind } from "~/live/protocol";
 import { makeTempDir, removeTempDir } from "../../../../tests/support/audio-fixtures";
-import { startFakeSpeechmaticsRt, type FakeSpeechmaticsRt } from "../../../../tests/support/fake-speechmatics-rt";
+import { fakeSpeechmaticsRtForEachTest, rejection } from "../../../../tests/support/speechmatics-rt-helpers";
+
 import { framesOf, speechPcm, toneBursts } from "../../../../tests/support/fake-speechmatics-rt-audio";
 import { DEFAULT_RT_SCRIPT } from "../../../../tests/support/fake-speechmatics-rt-recognition";
-import { LiveEngineError, type LiveEngineMessage, type LiveEngineRun } from "../engine-types";
+import { type LiveEngineMessage, type LiveEngineRun } from "../engine-types";
 import { createSpeechmaticsRealtimeEngine, IN_FLIGHT_FRAMES } from "./speechmatics-rt.server";
 
 // The relayed Speechmatics realtime engine against the protocol-faithful fake (tests/support/fake-speechmatics-rt.ts),
@@ -59,32 +60,16 @@ function text(messages: LiveEngineMessage[]) {
   return results.map((r, i) => (i > 0 && r.attaches_to !== "previous" ? " " : "") + r.alternatives[0].content).join("");
 }
 
-async function rejection(promise: Promise<unknown>): Promise<LiveEngineError> {
-  const error = await promise.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(LiveEngineError);
-  return error as LiveEngineError;
-}
-
 describe("the Speechmatics realtime engine", () => {
-  let server: FakeSpeechmaticsRt;
-
-  beforeEach(async () => {
-    server = await startFakeSpeechmaticsRt();
-  });
-  afterEach(async () => {
-    await server.close();
-  });
+  const world = fakeSpeechmaticsRtForEachTest();
 
   it("records: speakers, no partials, all finals then EndOfTranscript, every frame in order, close 1000", async () => {
-    const { run, messages, end, close } = await open(server, "recording");
+    const { run, messages, end, close } = await open(world.server, "recording");
     for (const frame of speech) run.addAudio(frame);
     run.end();
     expect(await end).toEqual({ message: "EndOfTranscript" });
     expect((await close).code).toBe(1000);
-    const session = server.sessions[0];
+    const session = world.server.sessions[0];
     expect((await session.closed).code).toBe(1000);
     expect(session.start).toEqual({
       message: "StartRecognition",
@@ -111,11 +96,11 @@ describe("the Speechmatics realtime engine", () => {
   });
 
   it("dictates: partials without diarization, a short max_delay", async () => {
-    const { run, messages, end } = await open(server, "dictation");
+    const { run, messages, end } = await open(world.server, "dictation");
     for (const frame of speech) run.addAudio(frame);
     run.end();
     await end;
-    expect(server.sessions[0].start).toMatchObject({
+    expect(world.server.sessions[0].start).toMatchObject({
       transcription_config: { max_delay: 1, enable_partials: true, diarization: "none" },
     });
     const partials = messages.filter((m) => m.message === "AddPartialTranscript");
@@ -127,24 +112,24 @@ describe("the Speechmatics realtime engine", () => {
   });
 
   it("rejects a bad key at the handshake with not_authorised", async () => {
-    const error = await rejection(open(server, "recording", "wrong-key"));
+    const error = await rejection(open(world.server, "recording", "wrong-key"));
     expect(error.type).toBe("not_authorised");
     expect(error.options.transient).toBeFalsy();
     expect(error.message).not.toContain("wrong-key");
-    expect(server.handshakes).toEqual([{ status: 401, auth: "bearer" }]);
-    expect(server.sessions).toHaveLength(0);
+    expect(world.server.handshakes).toEqual([{ status: 401, auth: "bearer" }]);
+    expect(world.server.sessions).toHaveLength(0);
   });
 
   it("rejects a start the server refuses with its error type", async () => {
-    server.failStartWith = { type: "quota_exceeded", reason: "Concurrent Quota Exceeded" };
-    const error = await rejection(open(server, "recording"));
+    world.server.failStartWith = { type: "quota_exceeded", reason: "Concurrent Quota Exceeded" };
+    const error = await rejection(open(world.server, "recording"));
     expect(error).toMatchObject({ type: "quota_exceeded", message: "Concurrent Quota Exceeded" });
     expect(error.options.transient).toBe(true);
   });
 
   it("passes a Warning on and carries on to EndOfTranscript", async () => {
-    server.warnAfterFrames = { frames: 2, type: "duration_limit_exceeded", reason: "Duration limit reached" };
-    const { run, messages, end } = await open(server, "recording");
+    world.server.warnAfterFrames = { frames: 2, type: "duration_limit_exceeded", reason: "Duration limit reached" };
+    const { run, messages, end } = await open(world.server, "recording");
     for (const frame of speech) run.addAudio(frame);
     run.end();
     expect(await end).toEqual({ message: "EndOfTranscript" });
@@ -156,19 +141,19 @@ describe("the Speechmatics realtime engine", () => {
   });
 
   it("passes an Error mid-stream on, then nothing more", async () => {
-    server.errorAfterFrames = { frames: 3, type: "job_error", reason: "The worker failed" };
-    const { run, messages, end, close } = await open(server, "recording");
+    world.server.errorAfterFrames = { frames: 3, type: "job_error", reason: "The worker failed" };
+    const { run, messages, end, close } = await open(world.server, "recording");
     for (const frame of speech) run.addAudio(frame);
     run.end();
     expect(await end).toEqual({ message: "Error", type: "job_error", reason: "The worker failed" });
     expect(await close).toEqual({ code: 4013, reason: "job_error" });
     expect(messages.at(-1)).toEqual({ message: "Error", type: "job_error", reason: "The worker failed" });
-    expect(server.sessions[0].frames).toBeLessThan(speech.length);
+    expect(world.server.sessions[0].frames).toBeLessThan(speech.length);
   });
 
   it("turns an abrupt close into an Error and calls onClose", async () => {
-    server.closeAbruptlyAfterFrames = 3;
-    const { run, messages, end, close } = await open(server, "dictation");
+    world.server.closeAbruptlyAfterFrames = 3;
+    const { run, messages, end, close } = await open(world.server, "dictation");
     for (const frame of speech) run.addAudio(frame);
     expect(await end).toMatchObject({ message: "Error", type: "connection_lost" });
     expect((await close).code).toBe(1006);
@@ -178,13 +163,13 @@ describe("the Speechmatics realtime engine", () => {
   });
 
   it(`keeps at most ${IN_FLIGHT_FRAMES} frames in flight when acks are slow, and delivers all in order`, async () => {
-    server.ackDelayMs = 3;
+    world.server.ackDelayMs = 3;
     const frames = framesOf(toneBursts([0.3, 3, 1, 4, 2]));
-    const { run, end } = await open(server, "recording");
+    const { run, end } = await open(world.server, "recording");
     for (const frame of frames) run.addAudio(frame);
     run.end();
     expect(await end).toEqual({ message: "EndOfTranscript" });
-    const session = server.sessions[0];
+    const session = world.server.sessions[0];
     expect(session.maxInFlight).toBe(IN_FLIGHT_FRAMES);
     expect(session.frames).toBe(frames.length);
     expect(session.acks).toEqual(frames.map((_, i) => i + 1));
@@ -192,21 +177,21 @@ describe("the Speechmatics realtime engine", () => {
   });
 
   it("close() tears the connection down with 1000 and emits nothing more", async () => {
-    const { run, messages, close } = await open(server, "dictation");
+    const { run, messages, close } = await open(world.server, "dictation");
     for (const frame of speech.slice(0, 8)) run.addAudio(frame);
     run.close();
     const count = messages.length;
-    expect((await server.sessions[0].closed).code).toBe(1000);
+    expect((await world.server.sessions[0].closed).code).toBe(1000);
     await close;
     run.addAudio(speech[9]);
     run.end();
     expect(messages).toHaveLength(count);
-    expect(server.sessions[0].endOfStream).toBeNull();
+    expect(world.server.sessions[0].endOfStream).toBeNull();
   });
 
   it("checks the key with a bare handshake", async () => {
     const engine = (apiKey: string | undefined) =>
-      createSpeechmaticsRealtimeEngine({ apiKey, realtimeUrl: server.url });
+      createSpeechmaticsRealtimeEngine({ apiKey, realtimeUrl: world.server.url });
     expect(await engine(undefined).check()).toMatchObject({ status: "not_configured" });
     expect(await engine("").check()).toMatchObject({ status: "not_configured" });
     expect(await engine("test-key").check()).toEqual({ status: "healthy" });
@@ -214,8 +199,8 @@ describe("the Speechmatics realtime engine", () => {
     expect(bad.status).toBe("error");
     expect(bad.detail).toContain("401");
     expect(bad.detail).not.toContain("wrong");
-    expect((await server.sessions[0].closed).code).toBe(1000);
-    expect(server.sessions[0].start).toBeNull();
+    expect((await world.server.sessions[0].closed).code).toBe(1000);
+    expect(world.server.sessions[0].start).toBeNull();
   });
 });
 
