@@ -31,6 +31,22 @@ export async function realPdfjs(): Promise<PdfjsLike> {
   const pdfjs = await import("pdfjs-dist/legacy/build/pdf.mjs");
   return pdfjs as unknown as PdfjsLike;
 }
+/** Deps whose pdf.js is the real one, each getDocument task handed to `wrap` to watch or change it. */
+export function wrappedRealPdfjs(
+  wrap: (task: ReturnType<PdfjsLike["getDocument"]>) => ReturnType<PdfjsLike["getDocument"]>,
+): PdfTextDeps {
+  return {
+    loadPdfjs: async () => {
+      const real = await realPdfjs();
+      return {
+        getDocument(params) {
+          return wrap(real.getDocument(params));
+        },
+      };
+    },
+  };
+}
+
 export function countingDeps() {
   const loadPdfjs = vi.fn(realPdfjs);
   return { deps: { loadPdfjs } satisfies PdfTextDeps, loadPdfjs };

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { multiPagePdf } from "../../../tests/support/pdf-fixtures";
 
 import { extractPdfText, type PdfLoadingTaskLike, type PdfTextDeps } from "./text.server";
-import { encoder, realPdfjs, trapUnhandledRejections } from "../../../tests/support/pdf-text-helpers";
+import { encoder, trapUnhandledRejections, wrappedRealPdfjs } from "../../../tests/support/pdf-text-helpers";
 
 trapUnhandledRejections();
 
@@ -55,18 +55,10 @@ describe("extractPdfText", () => {
       const data = await multiPagePdf(3);
       let started!: () => void;
       const getDocumentCalled = new Promise<void>((resolve) => (started = resolve));
-      const deps: PdfTextDeps = {
-        loadPdfjs: async () => {
-          const real = await realPdfjs();
-          return {
-            getDocument(params) {
-              const task = real.getDocument(params);
-              started();
-              return task;
-            },
-          };
-        },
-      };
+      const deps = wrappedRealPdfjs((task) => {
+        started();
+        return task;
+      });
       // Only setTimeout is faked: pdf.js keeps working, the limit fires when the test says so.
       vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
       const log = vi.spyOn(console, "log");

@@ -8,8 +8,8 @@ import {
   multiPagePdf,
 } from "../../../tests/support/pdf-fixtures";
 
-import { extractPdfText, isPdf, type PdfTextDeps } from "./text.server";
-import { encoder, realPdfjs, trapUnhandledRejections } from "../../../tests/support/pdf-text-helpers";
+import { extractPdfText, isPdf } from "./text.server";
+import { encoder, trapUnhandledRejections, wrappedRealPdfjs } from "../../../tests/support/pdf-text-helpers";
 
 // Reading text out of good PDFs. Refusals and failures: pdf-text-failures; the time limit:
 // pdf-text-timeout; page text and file names: pdf-text-format; several files: pdf-text-context.
@@ -65,24 +65,16 @@ describe("extractPdfText", () => {
   it("refuses a document over maxPages before reading any page", async () => {
     const data = await multiPagePdf(3);
     const getPage = vi.fn();
-    const deps: PdfTextDeps = {
-      loadPdfjs: async () => {
-        const real = await realPdfjs();
-        return {
-          getDocument(params) {
-            const task = real.getDocument(params);
-            const promise = task.promise.then((doc) => ({
-              numPages: doc.numPages,
-              getPage: (n: number) => {
-                getPage(n);
-                return doc.getPage(n);
-              },
-            }));
-            return { promise, destroy: () => task.destroy() };
-          },
-        };
-      },
-    };
+    const deps = wrappedRealPdfjs((task) => {
+      const promise = task.promise.then((doc) => ({
+        numPages: doc.numPages,
+        getPage: (n: number) => {
+          getPage(n);
+          return doc.getPage(n);
+        },
+      }));
+      return { promise, destroy: () => task.destroy() };
+    });
     const result = await extractPdfText(data, { maxPages: 2 }, deps);
     expect(result).toEqual({
       ok: false,
