@@ -1,3 +1,4 @@
+import { parseWithZod } from "@conform-to/zod";
 import { json, type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
@@ -9,6 +10,7 @@ import { requireUserTemplate } from "./_app.settings/context.server";
 import { templateChanged, withFailureMessage } from "./_app.settings/queries.server";
 import { settingsUrl } from "./_app.settings/urls";
 import { notFound } from "~/services/web/not-found.server";
+import { describeSchema } from "./_app.settings/describe.schema";
 
 // The element-description dialog (SPEC §2): one section's description, with
 // its counter; saved through the same rules as the whole structure.
@@ -28,7 +30,9 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
 
 export async function action({ request, params }: ActionFunctionArgs) {
   const { user, templateId, language, structure, element } = await context(request, params);
-  const description = String((await request.formData()).get("description") ?? "");
+  const submission = parseWithZod(await request.formData(), { schema: describeSchema });
+  if (submission.status !== "success") return json({ result: submission.reply() }, { status: 400 });
+  const { description } = submission.value;
   const checked = elementInputSchema.shape.description.safeParse(description);
   if (!checked.success) return json({ error: checked.error.issues[0].message, description }, { status: 400 });
   const elements = structure.elements.map((e) => ({
@@ -45,7 +49,9 @@ export async function action({ request, params }: ActionFunctionArgs) {
 
 export default function DescribeElement() {
   const { templateId, language, name, description } = useLoaderData<typeof loader>();
-  const actionData = useActionData<typeof action>();
+  const answer = useActionData<typeof action>();
+  // A refused description comes back with its message; a malformed post only with its parse result.
+  const actionData = answer && "error" in answer ? answer : undefined;
   const { t } = useTranslation("templates");
   const value = actionData?.description ?? description;
   const back = settingsUrl(language, templateId, { anchor: false });
