@@ -118,3 +118,17 @@ export function resolveExpiry(expiresInSeconds: number | undefined, fallback: nu
 export const DEFAULT_UPLOAD_URL_SECONDS = 15 * 60;
 export const DEFAULT_DOWNLOAD_URL_SECONDS = 5 * 60;
 export const DEFAULT_CHECK_TIMEOUT_MS = 3_000;
+
+/**
+ * What every store checks before it signs an upload or download URL (the key, and the content type when there is
+ * one), and the URL's lifetime in seconds: the one asked for, else the default for `purpose`.
+ */
+export function signedUrlSeconds(
+  purpose: "upload" | "download",
+  args: { key: string; contentType?: string; expiresInSeconds?: number },
+): number {
+  assertWellFormedKey(args.key);
+  if (args.contentType !== undefined) assertContentType(args.contentType);
+  const fallback = purpose === "upload" ? DEFAULT_UPLOAD_URL_SECONDS : DEFAULT_DOWNLOAD_URL_SECONDS;
+  return resolveExpiry(args.expiresInSeconds, fallback);
+}

@@ -4,12 +4,12 @@ import path from "node:path";
 
 import {
   DEFAULT_CHECK_TIMEOUT_MS,
-  DEFAULT_DOWNLOAD_URL_SECONDS,
   DEFAULT_UPLOAD_URL_SECONDS,
   assertContentType,
   assertOwnerPrefix,
   assertWellFormedKey,
   resolveExpiry,
+  signedUrlSeconds,
 } from "./keys.server";
 import { createLocalFiles, errorCode, isMissing } from "./local-files.server";
 import { checkPartNumber, createLocalMultipart } from "./local-multipart.server";
@@ -127,9 +127,7 @@ export function createLocalStorage(config: LocalStorageConfig): LocalObjectStora
     writePart: multipart.writePart,
 
     async createUploadUrl({ key, contentType, expiresInSeconds }) {
-      assertWellFormedKey(key);
-      assertContentType(contentType);
-      const seconds = resolveExpiry(expiresInSeconds, DEFAULT_UPLOAD_URL_SECONDS);
+      const seconds = signedUrlSeconds("upload", { key, contentType, expiresInSeconds });
       return {
         url: signedUrl("PUT", key, seconds, contentType),
         method: "PUT",
@@ -138,9 +136,7 @@ export function createLocalStorage(config: LocalStorageConfig): LocalObjectStora
     },
 
     async createDownloadUrl({ key, expiresInSeconds, contentType }) {
-      assertWellFormedKey(key);
-      if (contentType !== undefined) assertContentType(contentType);
-      const seconds = resolveExpiry(expiresInSeconds, DEFAULT_DOWNLOAD_URL_SECONDS);
+      const seconds = signedUrlSeconds("download", { key, contentType, expiresInSeconds });
       return signedUrl("GET", key, seconds, contentType ?? "");
     },
 

@@ -20,12 +20,12 @@ import { getSignedUrl } from "@aws-sdk/s3-request-presigner";
 
 import {
   DEFAULT_CHECK_TIMEOUT_MS,
-  DEFAULT_DOWNLOAD_URL_SECONDS,
   DEFAULT_UPLOAD_URL_SECONDS,
   assertContentType,
   assertOwnerPrefix,
   assertWellFormedKey,
   resolveExpiry,
+  signedUrlSeconds,
 } from "./keys.server";
 import { clientConfig, describeFailure, isNoSuchUpload, isNotFound } from "./s3-client.server";
 import type { ObjectStorage, S3StorageConfig, StorageHealth, UploadedPart } from "./types.server";
@@ -57,9 +57,7 @@ export function createS3Storage(config: S3StorageConfig): ObjectStorage {
     kind: "s3",
 
     async createUploadUrl({ key, contentType, expiresInSeconds }) {
-      assertWellFormedKey(key);
-      assertContentType(contentType);
-      const expiresIn = resolveExpiry(expiresInSeconds, DEFAULT_UPLOAD_URL_SECONDS);
+      const expiresIn = signedUrlSeconds("upload", { key, contentType, expiresInSeconds });
       const url = await getSignedUrl(
         presignClient,
         new PutObjectCommand({ Bucket: bucket, Key: key, ContentType: contentType }),
@@ -71,9 +69,7 @@ export function createS3Storage(config: S3StorageConfig): ObjectStorage {
     },
 
     async createDownloadUrl({ key, expiresInSeconds, contentType }) {
-      assertWellFormedKey(key);
-      if (contentType !== undefined) assertContentType(contentType);
-      const expiresIn = resolveExpiry(expiresInSeconds, DEFAULT_DOWNLOAD_URL_SECONDS);
+      const expiresIn = signedUrlSeconds("download", { key, contentType, expiresInSeconds });
       return getSignedUrl(
         presignClient,
         new GetObjectCommand({ Bucket: bucket, Key: key, ResponseContentType: contentType }),
