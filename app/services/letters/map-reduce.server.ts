@@ -121,9 +121,8 @@ export async function mapReduce(
     count,
   );
 
-  const documentTypes: DocumentType[] = [];
-  const collected: SectionNotes[] = [];
-  for (const block of transcriptBlocks) {
+  /** The notes the model takes from one block (of the transcript or of a context item). */
+  const notesOf = async (block: string) => {
     const value = await runner.call("notes", {
       messages: notesMessages(block),
       schema: notesSchema,
@@ -131,7 +130,13 @@ export async function mapReduce(
       maxTokens: notesAnswer,
       temperature: 0,
     });
-    const answer = readNotesAnswer(value, sectionCount, maxItems, true);
+    return readNotesAnswer(value, sectionCount, maxItems, true);
+  };
+
+  const documentTypes: DocumentType[] = [];
+  const collected: SectionNotes[] = [];
+  for (const block of transcriptBlocks) {
+    const answer = await notesOf(block);
     documentTypes.push(answer.documentType!);
     collected.push(answer.notes);
   }
@@ -147,16 +152,7 @@ export async function mapReduce(
     );
     const source = `(${contextSourceLabel(item, language)}) `;
     for (const block of blocks) {
-      const value = await runner.call("notes", {
-        messages: notesMessages(block),
-        schema: notesSchema,
-        schemaName: NOTES_SCHEMA_NAME,
-        maxTokens: notesAnswer,
-        temperature: 0,
-      });
-      collected.push(
-        readNotesAnswer(value, sectionCount, maxItems, true).notes.map((list) => list.map((n) => source + n)),
-      );
+      collected.push((await notesOf(block)).notes.map((list) => list.map((n) => source + n)));
     }
   }
 
