@@ -87,6 +87,24 @@ export function jobLease<T extends keyof JobTables>(table: T) {
       return Number(result.numUpdatedRows) === 1;
     },
 
+    /**
+     * Ends a failed run of `job`: failed when the failure is `final`, else queued for another try. False when the
+     * run was no longer this one's (as for `finish`).
+     */
+    async finishFailed(
+      db: Db,
+      job: { id: string; attempts: number },
+      failure: { final: boolean; errorKey: string; detail: string },
+    ) {
+      return this.finish(db, {
+        id: job.id,
+        attempt: job.attempts,
+        status: (failure.final ? "failed" : "queued") as FinalStatus,
+        errorKey: failure.errorKey,
+        errorDetail: failure.detail,
+      });
+    },
+
     /** Running jobs whose lease lapsed go back to the queue; their ids are returned to be sent again. */
     async requeueLapsed(now = new Date()) {
       const rows = await leaseView(getDb())

@@ -35,13 +35,7 @@ export async function settle(
       const recording = await lockRecordingForLetter(trx, { ownerId: job.owner_id, recordingId: job.recording_id });
       if (!recording) return false;
       if (!outcome.ok) {
-        const finished = await letterJobLease.finish(trx, {
-          id: job.id,
-          attempt: job.attempts,
-          status: outcome.final ? "failed" : "queued",
-          errorKey: outcome.errorKey,
-          errorDetail: outcome.detail,
-        });
+        const finished = await letterJobLease.finishFailed(trx, job, outcome);
         if (finished && outcome.final) {
           // A failed redo leaves the letter as it was: its status is "completed" again.
           const status = job.kind === "redo" ? "completed" : outcome.status;

@@ -53,13 +53,7 @@ async function settle(
     .transaction()
     .execute(async (trx) => {
       if (!outcome.ok) {
-        const finished = await transcriptionJobLease.finish(trx, {
-          id: job.id,
-          attempt: job.attempts,
-          status: outcome.final ? "failed" : "queued",
-          errorKey: outcome.errorKey,
-          errorDetail: outcome.detail,
-        });
+        const finished = await transcriptionJobLease.finishFailed(trx, job, outcome);
         if (finished && outcome.final) {
           await setTranscriptionState(trx, { ownerId: job.owner_id, recordingId: job.recording_id, status: "failed" });
         }
