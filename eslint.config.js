@@ -62,4 +62,9 @@ export default tseslint.config(
     files: ["scripts/**/*.mjs", "bench/**/*.mjs", "*.config.js", "server/*.mjs", "tests/support/*.mjs"],
     languageOptions: { globals: globals.node },
   },
+  {
+    // dependency-cruiser reads its configuration as CommonJS.
+    files: [".dependency-cruiser.cjs"],
+    languageOptions: { sourceType: "commonjs", globals: globals.node },
+  },
 );
