@@ -6,8 +6,8 @@ import { danger } from "~/components/ui/buttons";
 import type { RouteHandle } from "~/components/page-scripts";
 import { findUsersByEmail } from "~/models/account.server";
 import { deleteAccount } from "~/services/accounts/account-deletion.server";
-import { adminGate } from "~/services/admin/admin.server";
-import { auditAccess } from "~/services/audit/events.server";
+import { AccountEmailField, ConfirmCheckbox } from "~/components/admin/account-fields";
+import { adminFormGate, adminFormLoader } from "~/services/admin/admin.server";
 import { getFixedTFor, getLanguage } from "~/services/web/i18n.server";
 import { redirectWithToast } from "~/services/web/toast.server";
 import { adminDeleteAccountSchema, MAX_EMAIL } from "./schema";
@@ -19,16 +19,12 @@ import { adminDeleteAccountSchema, MAX_EMAIL } from "./schema";
 export const handle: RouteHandle = { i18n: ["common", "admin", "account"] };
 
 export async function loader({ request, params }: LoaderFunctionArgs) {
-  const gate = await adminGate(request, params, "admin.accounts");
-  return json({ denied: !gate.admin }, { status: gate.admin ? 200 : 403 });
+  return adminFormLoader(request, params, "admin.accounts");
 }
 
 export async function action({ request, params }: ActionFunctionArgs) {
-  const gate = await adminGate(request, params);
-  if (!gate.admin) {
-    await auditAccess(request, gate.user.id, "admin.account-delete", "denied");
-    return json({ error: null, email: "" }, { status: 403 });
-  }
+  const gate = await adminFormGate(request, params, "admin.account-delete");
+  if (!gate) return json({ error: null, email: "" }, { status: 403 });
   const submission = parseWithZod(await request.formData(), { schema: adminDeleteAccountSchema });
   if (submission.status !== "success") return json({ result: submission.reply() }, { status: 400 });
   const { email, confirm } = submission.value;
@@ -65,22 +61,8 @@ export default function AdminAccounts() {
             {actionData.error}
           </p>
         ) : null}
-        <label className="flex flex-col gap-1">
-          {t("admin.email")}
-          <input
-            type="email"
-            name="email"
-            required
-            maxLength={MAX_EMAIL}
-            autoComplete="off"
-            defaultValue={actionData?.email ?? ""}
-            className="rounded-md border border-slate-300 px-2 py-1.5"
-          />
-        </label>
-        <label className="flex items-start gap-2">
-          <input type="checkbox" name="confirm" value="yes" className="mt-0.5" required />
-          <span>{t("admin.confirm")}</span>
-        </label>
+        <AccountEmailField label={t("admin.email")} maxLength={MAX_EMAIL} defaultValue={actionData?.email ?? ""} />
+        <ConfirmCheckbox label={t("admin.confirm")} />
         <button type="submit" className={danger} data-action="admin-delete-account">
           {t("admin.submit")}
         </button>

@@ -5,8 +5,8 @@ import { useTranslation } from "react-i18next";
 import { danger } from "~/components/ui/buttons";
 import type { RouteHandle } from "~/components/page-scripts";
 import { findUsersByEmail } from "~/models/account.server";
-import { adminGate } from "~/services/admin/admin.server";
-import { auditAccess } from "~/services/audit/events.server";
+import { AccountEmailField, ConfirmCheckbox } from "~/components/admin/account-fields";
+import { adminFormGate, adminFormLoader } from "~/services/admin/admin.server";
 import { getFixedTFor, getLanguage } from "~/services/web/i18n.server";
 import { endEveryonesSessions, endSessionsOfAccounts } from "~/services/accounts/session-list.server";
 import { redirectWithToast, type Toast } from "~/services/web/toast.server";
@@ -23,16 +23,12 @@ export const handle: RouteHandle = { i18n: ["common", "admin"] };
 type ActionData = { intent: AdminSessionsIntent | null; error: string | null; email: string };
 
 export async function loader({ request, params }: LoaderFunctionArgs) {
-  const gate = await adminGate(request, params, "admin.sessions");
-  return json({ denied: !gate.admin }, { status: gate.admin ? 200 : 403 });
+  return adminFormLoader(request, params, "admin.sessions");
 }
 
 export async function action({ request, params }: ActionFunctionArgs) {
-  const gate = await adminGate(request, params);
-  if (!gate.admin) {
-    await auditAccess(request, gate.user.id, "admin.sessions-end", "denied");
-    return json<ActionData>({ intent: null, error: null, email: "" }, { status: 403 });
-  }
+  const gate = await adminFormGate(request, params, "admin.sessions-end");
+  if (!gate) return json<ActionData>({ intent: null, error: null, email: "" }, { status: 403 });
   const submission = parseWithZod(await request.formData(), { schema: adminSessionsSchema });
   if (isUnknownIntent(submission)) throw new Response("Unknown intent", { status: 400 });
   if (submission.status !== "success") return json({ result: submission.reply() }, { status: 400 });
@@ -95,18 +91,11 @@ export default function AdminSessions() {
         <p className="text-slate-600">{t("sessions.account.intro")}</p>
         {errorOf(INTENT.endAccount)}
         <input type="hidden" name="intent" value={INTENT.endAccount} />
-        <label className="flex flex-col gap-1">
-          {t("sessions.account.email")}
-          <input
-            type="email"
-            name="email"
-            required
-            maxLength={MAX_EMAIL}
-            autoComplete="off"
-            defaultValue={actionData?.intent === INTENT.endAccount ? actionData.email : ""}
-            className="rounded-md border border-slate-300 px-2 py-1.5"
-          />
-        </label>
+        <AccountEmailField
+          label={t("sessions.account.email")}
+          maxLength={MAX_EMAIL}
+          defaultValue={actionData?.intent === INTENT.endAccount ? actionData.email : ""}
+        />
         <button type="submit" className={danger} data-action="admin-end-account-sessions">
           {t("sessions.account.submit")}
         </button>
@@ -123,10 +112,7 @@ export default function AdminSessions() {
         <p className="text-slate-600">{t("sessions.all.intro")}</p>
         {errorOf(INTENT.endAll)}
         <input type="hidden" name="intent" value={INTENT.endAll} />
-        <label className="flex items-start gap-2">
-          <input type="checkbox" name="confirm" value="yes" className="mt-0.5" required />
-          <span>{t("sessions.all.confirm")}</span>
-        </label>
+        <ConfirmCheckbox label={t("sessions.all.confirm")} />
         <button type="submit" className={danger} data-action="admin-end-all-sessions">
           {t("sessions.all.submit")}
         </button>

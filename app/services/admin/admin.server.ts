@@ -1,3 +1,4 @@
+import { json } from "@remix-run/node";
 import { ApiError, apiErrorResponse, requireApiUser } from "../web/api.server";
 import { auditAccess, type AdminAction } from "../audit/events.server";
 import { isOperator } from "../web/auth.server";
@@ -32,6 +33,20 @@ export async function adminGate(
   const admin = isOperator(user);
   if (action) await auditAccess(request, user.id, action, admin ? "success" : "denied");
   return { admin, user, currentIdHash };
+}
+
+/** A dashboard form page's loader: whether the page is refused (403; the gate audits `screen`). */
+export async function adminFormLoader(request: Request, params: { adminPath?: string }, screen: AdminAction) {
+  const gate = await adminGate(request, params, screen);
+  return json({ denied: !gate.admin }, { status: gate.admin ? 200 : 403 });
+}
+
+/** A dashboard form's post: the admin's gate, or null once a refusal is audited under `action` (answer 403). */
+export async function adminFormGate(request: Request, params: { adminPath?: string }, action: AdminAction) {
+  const gate = await adminGate(request, params);
+  if (gate.admin) return gate;
+  await auditAccess(request, gate.user.id, action, "denied");
+  return null;
 }
 
 /** A JSON call for admins only: 401 without credentials, 403 with SPEC §8's message for everyone else. */
