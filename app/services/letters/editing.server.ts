@@ -13,7 +13,8 @@ import {
   listVersions,
   lockLetter,
 } from "~/models/letter.server";
-import type { StoredLetterContent } from "~/models/schema";
+import type { Transaction } from "kysely";
+import type { Database, StoredLetterContent } from "~/models/schema";
 import { getDb } from "../../models/db.server";
 import { DomainError } from "../web/domain-error.server";
 import { diffSections, parseLetterContent, sectionsOf, type LetterSection } from "./letter-content";
@@ -32,6 +33,23 @@ export async function requireLetter(userId: string, key: unknown) {
   const letter = await findLetterByKey(getDb(), { ownerId: userId, key: letterKeyFrom(key) });
   if (!letter) throw new DomainError("not_found", "letters:errors.letterNotFound");
   return letter;
+}
+
+type LockedLetter = NonNullable<Awaited<ReturnType<typeof lockLetter>>>;
+
+/** Runs `change` in a transaction that holds the user's letter locked: one change of a letter at a time. */
+export async function changeLockedLetter<T>(
+  userId: string,
+  key: string,
+  change: (trx: Transaction<Database>, letter: LockedLetter) => Promise<T>,
+) {
+  return getDb()
+    .transaction()
+    .execute(async (trx) => {
+      const letter = await lockLetter(trx, { ownerId: userId, key });
+      if (!letter) throw new DomainError("not_found", "letters:errors.letterNotFound");
+      return change(trx, letter);
+    });
 }
 
 function metadataOf(row: {
@@ -108,34 +126,30 @@ export async function saveLetter(args: { userId: string; key: unknown; content: 
   const parsed = parseLetterContent(args.content);
   if (!parsed.ok) throw new DomainError("invalid", "letters:errors.invalidContent", [], { reason: parsed.reason });
   const key = letterKeyFrom(args.key);
-  return getDb()
-    .transaction()
-    .execute(async (trx) => {
-      const letter = await lockLetter(trx, { ownerId: args.userId, key });
-      if (!letter) throw new DomainError("not_found", "letters:errors.letterNotFound");
-      const base = args.baseVersion === undefined || args.baseVersion === "" ? null : Number(args.baseVersion);
-      if (base !== null && base !== letter.current_version) {
-        throw new DomainError("conflict", "letters:errors.changedMeanwhile");
-      }
-      const current = await getVersion(trx, {
-        ownerId: args.userId,
-        letterId: letter.id,
-        version: letter.current_version,
-      });
-      if (current && sameContent(current.content, parsed.value)) {
-        return { success: true as const, key, version: letter.current_version, changed: false };
-      }
-      await appendVersion(trx, {
-        letterId: letter.id,
-        ownerId: args.userId,
-        version: letter.current_version + 1,
-        kind: "edited",
-        authorId: args.userId,
-        templateId: null,
-        content: parsed.value,
-      });
-      return { success: true as const, key, version: letter.current_version + 1, changed: true };
+  return changeLockedLetter(args.userId, key, async (trx, letter) => {
+    const base = args.baseVersion === undefined || args.baseVersion === "" ? null : Number(args.baseVersion);
+    if (base !== null && base !== letter.current_version) {
+      throw new DomainError("conflict", "letters:errors.changedMeanwhile");
+    }
+    const current = await getVersion(trx, {
+      ownerId: args.userId,
+      letterId: letter.id,
+      version: letter.current_version,
     });
+    if (current && sameContent(current.content, parsed.value)) {
+      return { success: true as const, key, version: letter.current_version, changed: false };
+    }
+    await appendVersion(trx, {
+      letterId: letter.id,
+      ownerId: args.userId,
+      version: letter.current_version + 1,
+      kind: "edited",
+      authorId: args.userId,
+      templateId: null,
+      content: parsed.value,
+    });
+    return { success: true as const, key, version: letter.current_version + 1, changed: true };
+  });
 }
 
 /** Restoring an earlier version is itself a new version: history only grows. */
@@ -143,26 +157,22 @@ export async function restoreVersion(args: { userId: string; key: unknown; versi
   const key = letterKeyFrom(args.key);
   const wanted = Number(args.version);
   if (!Number.isInteger(wanted) || wanted < 1) throw new DomainError("invalid", "letters:errors.versionNotFound");
-  return getDb()
-    .transaction()
-    .execute(async (trx) => {
-      const letter = await lockLetter(trx, { ownerId: args.userId, key });
-      if (!letter) throw new DomainError("not_found", "letters:errors.letterNotFound");
-      const source = await getVersion(trx, { ownerId: args.userId, letterId: letter.id, version: wanted });
-      if (!source) throw new DomainError("not_found", "letters:errors.versionNotFound");
-      if (wanted === letter.current_version) return { version: letter.current_version, changed: false };
-      await appendVersion(trx, {
-        letterId: letter.id,
-        ownerId: args.userId,
-        version: letter.current_version + 1,
-        kind: "restored",
-        authorId: args.userId,
-        templateId: source.template_id,
-        content: source.content,
-        note: String(wanted),
-      });
-      return { version: letter.current_version + 1, changed: true };
+  return changeLockedLetter(args.userId, key, async (trx, letter) => {
+    const source = await getVersion(trx, { ownerId: args.userId, letterId: letter.id, version: wanted });
+    if (!source) throw new DomainError("not_found", "letters:errors.versionNotFound");
+    if (wanted === letter.current_version) return { version: letter.current_version, changed: false };
+    await appendVersion(trx, {
+      letterId: letter.id,
+      ownerId: args.userId,
+      version: letter.current_version + 1,
+      kind: "restored",
+      authorId: args.userId,
+      templateId: source.template_id,
+      content: source.content,
+      note: String(wanted),
     });
+    return { version: letter.current_version + 1, changed: true };
+  });
 }
 
 /** The history of a letter, newest first, each with its per-section change against the one before. */

@@ -1,9 +1,9 @@
-import { appendVersion, decideProposal, findProposal, insertProposal, lockLetter } from "~/models/letter.server";
+import { appendVersion, decideProposal, findProposal, insertProposal } from "~/models/letter.server";
 import type { StoredLetterContent } from "~/models/schema";
 import { optionalText } from "../web/api-fields.server";
 import { getDb } from "../../models/db.server";
 import { DomainError } from "../web/domain-error.server";
-import { letterKeyFrom, requireLetter, sectionsFor } from "./editing.server";
+import { changeLockedLetter, letterKeyFrom, requireLetter, sectionsFor } from "./editing.server";
 import { letterLanguage } from "./letters.server";
 import { diffSections, letterPlainText, sectionsOf, toStructuredContent, type LetterSection } from "./letter-content";
 import { LetterGenerationError, RefineError } from "./letter-errors";
@@ -162,32 +162,28 @@ export async function decideRefinement(args: { userId: string; key: unknown; id:
   const proposal = await getProposal(args);
   if (proposal.status !== "open") throw new DomainError("conflict", "letters:errors.proposalDecided");
   const key = letterKeyFrom(args.key);
-  return getDb()
-    .transaction()
-    .execute(async (trx) => {
-      const letter = await lockLetter(trx, { ownerId: args.userId, key });
-      if (!letter) throw new DomainError("not_found", "letters:errors.letterNotFound");
-      if (!args.accept) {
-        await decideProposal(trx, { ownerId: args.userId, id: proposal.id, status: "rejected" });
-        return { accepted: false, version: letter.current_version };
-      }
-      if (proposal.base_version !== letter.current_version) {
-        throw new DomainError("conflict", "letters:errors.changedMeanwhile");
-      }
-      const decided = await decideProposal(trx, { ownerId: args.userId, id: proposal.id, status: "accepted" });
-      if (!decided) throw new DomainError("conflict", "letters:errors.proposalDecided");
-      await appendVersion(trx, {
-        letterId: letter.id,
-        ownerId: args.userId,
-        version: letter.current_version + 1,
-        kind: "refined",
-        authorId: args.userId,
-        templateId: null,
-        content: proposal.content,
-        note: proposal.query,
-      });
-      return { accepted: true, version: letter.current_version + 1 };
+  return changeLockedLetter(args.userId, key, async (trx, letter) => {
+    if (!args.accept) {
+      await decideProposal(trx, { ownerId: args.userId, id: proposal.id, status: "rejected" });
+      return { accepted: false, version: letter.current_version };
+    }
+    if (proposal.base_version !== letter.current_version) {
+      throw new DomainError("conflict", "letters:errors.changedMeanwhile");
+    }
+    const decided = await decideProposal(trx, { ownerId: args.userId, id: proposal.id, status: "accepted" });
+    if (!decided) throw new DomainError("conflict", "letters:errors.proposalDecided");
+    await appendVersion(trx, {
+      letterId: letter.id,
+      ownerId: args.userId,
+      version: letter.current_version + 1,
+      kind: "refined",
+      authorId: args.userId,
+      templateId: null,
+      content: proposal.content,
+      note: proposal.query,
     });
+    return { accepted: true, version: letter.current_version + 1 };
+  });
 }
 
 /** The request's language_code: text or absent (then German), never another type read as German. */
