@@ -1,15 +1,21 @@
 import { getDb } from "~/models/db.server";
 
-export async function upsertUserByIdentity(args: {
+/** Who a verified sign-in says the user is: the identity provider's subject and the claims kept of it. */
+export type UserIdentity = {
   issuer: string;
   subject: string;
   email: string | null;
   emailVerified: boolean;
   name: string | null;
   locale: string | null;
-  /** The organisation claim of a sign-in's ID token; left as it was when not given. */
-  orgClaim?: boolean | null;
-}) {
+};
+
+export async function upsertUserByIdentity(
+  args: UserIdentity & {
+    /** The organisation claim of a sign-in's ID token; left as it was when not given. */
+    orgClaim?: boolean | null;
+  },
+) {
   const { emailVerified, orgClaim, ...rest } = args;
   const claim = orgClaim === undefined ? {} : { org_claim: orgClaim };
   return getDb()

@@ -4,6 +4,7 @@ import { requireApiScope } from "./api-scope.server";
 import { requireAcceptedAcr } from "./auth-strength.server";
 import { getConfig } from "../config/config.server";
 import { orgClaimOf } from "../accounts/organisation.server";
+import type { UserIdentity } from "~/models/user.server";
 
 // The identity provider's discovery document and keys, and the verification of the tokens it signs: the ID token of
 // a sign-in (web/auth.server.ts's strategy) and the bearer access tokens of API clients (web/api.server.ts).
@@ -28,13 +29,7 @@ export const TOKEN_ALGORITHMS = [
   "EdDSA",
 ];
 
-export type Identity = {
-  issuer: string;
-  subject: string;
-  email: string | null;
-  emailVerified: boolean;
-  name: string | null;
-  locale: string | null;
+export type Identity = UserIdentity & {
   idToken: string;
   /** The configured organisation claim (OIDC_ORG_CLAIM), null when not configured or not in the token. */
   orgClaim: boolean | null;
