@@ -15,6 +15,7 @@ import { meterCall } from "~/services/admin/usage.server";
 import { listUserTemplates } from "~/services/templates/templates.server";
 import { redirectWithToast } from "~/services/web/toast.server";
 import { CHOOSE_TEMPLATE, redoSchema } from "./_app.arztbriefe.$/redo.schema";
+import { TemplateRadio } from "~/components/forms/template-radio";
 
 // SPEC §2 template-selection dialog in redo mode, over the Arztbriefe list: the user's templates of the
 // letter's language (system and custom, two columns when custom ones exist), the current template shown
@@ -144,16 +145,12 @@ export default function RedoDialog() {
                     <div key={kind}>
                       <p className="mb-1 text-xs tracking-wide text-slate-500 uppercase">{t(`redo.${kind}`)}</p>
                       {list.map((tpl, i) => (
-                        <label key={tpl.id} className="flex items-center gap-2">
-                          <input
-                            type="radio"
-                            name="templateId"
-                            value={tpl.id}
-                            required
-                            defaultChecked={kind === columns[0][0] && i === 0}
-                          />
-                          {tpl.name}
-                        </label>
+                        <TemplateRadio
+                          key={tpl.id}
+                          template={tpl}
+                          defaultChecked={kind === columns[0][0] && i === 0}
+                          required
+                        />
                       ))}
                     </div>
                   ))}

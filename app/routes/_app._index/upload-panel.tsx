@@ -5,6 +5,7 @@ import { ADDITIONAL_CONTEXT_MAX, ADDITIONAL_CONTEXT_WARN_ABOVE } from "~/models/
 import { ConsentFields } from "./consent-fields";
 import { RecordPanel, type LiveMode, type LiveResume } from "./record-panel";
 import { button, quiet } from "./shared";
+import { TemplateRadio } from "~/components/forms/template-radio";
 
 type TemplateChoice = { id: string; name: string };
 
@@ -138,15 +139,7 @@ export function UploadPanel({
                           {kind === "system" ? t("audio.systemTemplates") : t("audio.customTemplates")}
                         </p>
                         {list.map((tpl, i) => (
-                          <label key={tpl.id} className="flex items-center gap-2">
-                            <input
-                              type="radio"
-                              name="templateId"
-                              value={tpl.id}
-                              defaultChecked={kind === "system" && i === 0}
-                            />
-                            {tpl.name}
-                          </label>
+                          <TemplateRadio key={tpl.id} template={tpl} defaultChecked={kind === "system" && i === 0} />
                         ))}
                       </div>
                     ))}
