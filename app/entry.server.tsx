@@ -8,7 +8,8 @@ import { NonceProvider } from "~/components/nonce";
 import { boot } from "~/services/boot.server";
 import { getConfig } from "~/services/config/config.server";
 import { createI18n, getLanguage } from "~/services/web/i18n.server";
-import { audit, CLIENT_ADDRESS_HEADER } from "~/services/audit/audit.server";
+import { CLIENT_ADDRESS_HEADER } from "~/services/audit/audit.server";
+import { auditAccess } from "~/services/audit/events.server";
 import { auditNotFound } from "~/services/audit/not-found-audit.server";
 import { applySecurityHeaders, createNonce, isCrossSiteWrite } from "~/services/web/security.server";
 
@@ -43,7 +44,7 @@ export async function refuseBeforeRouting(request: Request): Promise<Response | 
   // cookie a browser also sends there: a PUT without Origin, Fetch-Metadata or Referer is not refused for the cookie.
   const cookieAuthenticated = !url.pathname.startsWith("/resources/storage/");
   if (request.headers.has("Authorization") || !isCrossSiteWrite(request, appUrl, { cookieAuthenticated })) return null;
-  await audit({ userId: null, action: "csrf.rejected", outcome: "denied", request });
+  await auditAccess(request, null, "csrf.rejected", "denied");
   return refuse(403, "Cross-site request refused");
 }
 
