@@ -30,7 +30,9 @@ import { redirectWithToast, type Toast } from "~/services/web/toast.server";
 import { isServiceUnavailable } from "~/services/web/unavailable.server";
 import { autoStartTranscription, requestTranscription } from "~/services/transcription/transcription.server";
 import { meterCall } from "~/services/admin/usage.server";
-import { INTENT, uploadSchema } from "./schema";
+import { isUnknownIntent } from "~/components/forms/fields";
+import { INTENT } from "./intents";
+import { audioActionSchema, uploadSchema } from "./schema";
 
 // The Audio page's form intents (STYLE.md §7). Failures come back as the
 // banner's message, translated; nothing already saved is touched.
@@ -52,6 +54,17 @@ function succeeded(user: SessionUser, action: RecordingAction, key: string, requ
 
 function done(key: Toast["key"], to = "/") {
   return redirectWithToast(to, { type: "success", key });
+}
+
+/**
+ * The list's and the dialogs' forms, parsed at the door; an intent the page does not know is a 400. Here, not in
+ * route.tsx: the route module is also the island's JavaScript (ADR 0006), and what it imports for the action alone
+ * (zod, conform) would be shipped with it.
+ */
+export async function parseAudioAction(request: Request) {
+  const submission = parseWithZod(await request.formData(), { schema: audioActionSchema });
+  if (isUnknownIntent(submission)) throw new Response("Unknown intent", { status: 400 });
+  return submission;
 }
 
 /** The upload without JavaScript: the file part is streamed to disk, never into memory. */

@@ -4,7 +4,7 @@ import { danger } from "~/components/ui/buttons";
 import { AudioPlayer } from "~/components/islands/audio-player";
 import { Modal } from "~/components/ui/modal";
 import { MAX_TAGS, TAG_MAX } from "~/models/recording-rules";
-import { INTENT } from "./schema";
+import { INTENT } from "./intents";
 import { button, quiet, type RecordingView } from "./shared";
 
 /** `back`: the list page the dialog was opened over (its close link returns there). */

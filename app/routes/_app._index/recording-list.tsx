@@ -3,7 +3,7 @@ import { useTranslation } from "react-i18next";
 import { formatDateTime, type Language } from "~/i18n";
 import { PaginationNav } from "~/components/ui/pagination-nav";
 import { withPage, type Pagination } from "~/services/web/pagination";
-import { INTENT } from "./schema";
+import { INTENT } from "./intents";
 import { quiet, type RecordingView } from "./shared";
 
 type TFunction = ReturnType<typeof useTranslation>["t"];

@@ -1,4 +1,3 @@
-import { parseWithZod } from "@conform-to/zod";
 import { json, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { useActionData, useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
@@ -31,13 +30,13 @@ import {
   tagIntent,
   transcribeIntent,
   uploadIntent,
+  parseAudioAction,
 } from "./actions.server";
 import { DeleteDialog, EditDialog, PlayerDialog, WithdrawConsentDialog } from "./dialogs";
 import { RecordingList } from "./recording-list";
 import type { LiveResume } from "./record-panel";
 import { UploadPanel } from "./upload-panel";
-import { audioActionSchema, INTENT, type AudioIntent } from "./schema";
-import { isUnknownIntent } from "~/components/forms/fields";
+import { INTENT, type AudioIntent } from "./intents";
 import { notFound } from "~/services/web/not-found.server";
 
 // SPEC §2 "Audio section": the upload panel and the recordings list. Dialogs
@@ -175,8 +174,7 @@ export async function action({ request }: ActionFunctionArgs) {
       meterCall(user.id, "get-upload-url");
       return await uploadIntent(user, request);
     }
-    const submission = parseWithZod(await request.formData(), { schema: audioActionSchema });
-    if (isUnknownIntent(submission)) throw new Response("Unknown intent", { status: 400 });
+    const submission = await parseAudioAction(request);
     if (submission.status !== "success") return json({ result: submission.reply() }, { status: 400 });
     const form = submission.value;
     meterCall(user.id, intentCalls.get(form.intent) ?? null);

@@ -1,23 +1,10 @@
 import { z } from "zod";
 import { intentForms, optionalTextField, textField } from "~/components/forms/fields";
+import { INTENT, type AudioIntent } from "./intents";
 
 // The Audio page's forms (issue 23): one schema, read by the action, whose intents name the buttons. The names
 // and tags themselves are checked by the recording rules the JSON API shares (recording-rules.ts, ADR 0009), so an
 // empty or too long name still comes back as the dialog's message, with or without JavaScript.
-
-/** The intents of the list's buttons and the dialogs (STYLE.md §7). */
-export const INTENT = {
-  rename: "rename",
-  addTag: "add-tag",
-  removeTag: "remove-tag",
-  uploaded: "uploaded",
-  transcribe: "transcribe",
-  delete: "delete",
-  withdrawConsent: "withdraw-consent",
-  reset: "reset",
-} as const;
-
-export type AudioIntent = (typeof INTENT)[keyof typeof INTENT];
 
 /** A button that acts on one recording: its storage key. */
 function onRecording<I extends AudioIntent>(intent: I) {
