@@ -182,7 +182,7 @@ describe("uploads are scanned for malware", () => {
       const file = { label: "clean", name: "Sprechstunde.wav", type: "audio/wav", bytes: wav };
       const nothing = await storedState(user.id);
       expect(await formUpload(cookie, file, "de")).toEqual({
-        status: 503,
+        status: 502,
         message:
           "Die Datei „Sprechstunde.wav“ konnte nicht auf Schadsoftware geprüft werden und wurde nicht gespeichert. " +
           "Bitte versuchen Sie es später erneut.",

@@ -81,7 +81,8 @@ describe("upload form (no JavaScript)", () => {
     form.set("audio", new Blob([fs.readFileSync(speech.wav())], { type: "audio/wav" }), "y.wav");
     form.set("patientId", "P-1");
     const response = await callRoute(audioAction, post(cookie, form));
-    expect(response.status).toBe(400);
+    // The JSON API's status for the same refusal (context-api.test.ts): the one error mapping.
+    expect(response.status).toBe(403);
     expect((await response.json()).error).toBe(
       "Das Abrufen von Patientenakten ist für Ihre Organisation ausgeschaltet",
     );

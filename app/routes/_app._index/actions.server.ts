@@ -11,7 +11,7 @@ import { transcriptionModes, type TranscriptionMode } from "~/models/schema";
 import { checkNewTag } from "~/models/recording-rules";
 import { templateLanguageFrom } from "~/models/template-rules";
 import { auditRecording, type RecordingAction } from "~/services/audit/events.server";
-import { DomainError } from "~/services/web/domain-error.server";
+import { DomainError, statusFor } from "~/services/web/domain-error.server";
 import { getFixedTFor, getLanguage } from "~/services/web/i18n.server";
 import { isMalformedMultipart } from "~/services/web/multipart-form.server";
 import {
@@ -40,11 +40,12 @@ import { audioActionSchema, uploadSchema } from "./schema";
 async function failure(request: Request, error: unknown, extra: Record<string, string> = {}) {
   const t = await getFixedTFor(await getLanguage(request), ["common", "recordings", "templates"]);
   // Storage or the database is down: the banner says so, and the form can simply be sent again later.
-  if (isServiceUnavailable(error)) return json({ error: t("common:errors.unavailable"), ...extra }, { status: 503 });
+  if (isServiceUnavailable(error))
+    return json({ error: t("common:errors.unavailable"), ...extra }, { status: statusFor("service_down") });
   if (!(error instanceof DomainError) || error.kind === "not_found") throw error;
-  // A service the use case needs could not answer (the virus scanner): not the user's input, so not a 400.
-  const status = error.kind === "unavailable" ? 503 : 400;
-  return json({ error: t(error.message, error.values), ...extra }, { status });
+  // A service the use case needs could not answer (the virus scanner): the one mapping's 502, as the JSON API
+  // answers the same upload, not a 400 — it is not the user's input.
+  return json({ error: t(error.message, error.values), ...extra }, { status: statusFor(error.kind) });
 }
 
 /** The audit row of an intent that succeeded on a recording (no content, only what and which). */

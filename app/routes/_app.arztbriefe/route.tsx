@@ -12,7 +12,7 @@ import { consentSummary } from "~/services/recordings/consent.server";
 import { findNumberedLetter, pageOfLetters } from "~/models/recording-list.server";
 import { auditLetter } from "~/services/audit/events.server";
 import { notFound } from "~/services/web/not-found.server";
-import { DomainError } from "~/services/web/domain-error.server";
+import { DomainError, statusFor } from "~/services/web/domain-error.server";
 import { getFixedTFor, getLanguage } from "~/services/web/i18n.server";
 import { deleteLetter } from "~/services/letters/editing.server";
 import { requireUser } from "~/services/web/session.server";
@@ -112,7 +112,7 @@ export async function action({ request }: ActionFunctionArgs) {
     if (error.kind === "not_found" || error.kind === "invalid") notFound();
     // A letter job started meanwhile: nothing was deleted, and the page says why.
     const t = await getFixedTFor(await getLanguage(request), ["letters"]);
-    return json({ error: t(error.message, error.values) }, { status: 409 });
+    return json({ error: t(error.message, error.values) }, { status: statusFor(error.kind) });
   }
   await deleted("success");
   return redirectWithToast("/arztbriefe", { type: "success", key: "letters:toast.deleted" });
