@@ -1,6 +1,7 @@
 import { json, type LoaderFunctionArgs } from "@remix-run/node";
 import { auditLetter } from "~/services/audit/events.server";
 import { DomainError } from "~/services/web/domain-error.server";
+import { notFound as pageNotFound } from "~/services/web/not-found.server";
 import { formatDateTime } from "~/i18n";
 import { consentSummary } from "~/services/recordings/consent.server";
 import { getFixedTFor, getLanguage } from "~/services/web/i18n.server";
@@ -64,7 +65,7 @@ async function history(user: SessionUser, letter: Letter, compare: string | null
   }));
   if (compare === null) return { versions: list, compare: null };
   const source = versions.find((v) => String(v.version) === compare);
-  if (!source) throw new Response("Not found", { status: 404 });
+  if (!source) pageNotFound();
   return {
     versions: list,
     compare: {
