@@ -27,6 +27,7 @@ import {
 } from "./_app.arztbriefe.$/letter-state.server";
 import { editorUrl } from "./_app.arztbriefe.$/paths";
 import { INTENT, transcriptViewerActionSchema } from "./_app.transcriptions/schema";
+import { segmentAnchor, segmentId } from "~/services/transcription/segments";
 
 // SPEC §2 transcript viewer: a server-rendered modal over the list. Speaker cards, text per speaker in
 // six colours, confidence highlights with a legend (on by default; `?highlight=off`, remembered by
@@ -241,7 +242,11 @@ export default function TranscriptViewer() {
                 {t("viewer.speaker", { n: turn.speaker_number })} · {clock(turn.start)}
               </h4>
               {turn.paragraphs.map((paragraph, j) => (
-                <p key={j} className="mb-2 leading-relaxed last:mb-0">
+                <p
+                  key={j}
+                  id={segmentAnchor(segmentId(i, j))}
+                  className="mb-2 scroll-mt-4 leading-relaxed last:mb-0 target:bg-amber-50 target:ring-2 target:ring-amber-300"
+                >
                   {paragraph.map((word, k) =>
                     data.highlight ? (
                       <Word key={k} word={word} first={k === 0} />
