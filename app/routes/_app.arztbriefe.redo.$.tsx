@@ -41,7 +41,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   const user = await requireUser(request);
   let letter: Awaited<ReturnType<typeof getLetter>>;
   try {
-    letter = await getLetter({ userId: user.id, key: params["*"] });
+    letter = await getLetter({ userId: user.id, key: params["*"] ?? "" });
   } catch (error) {
     // SPEC §5: without a language code there are no templates to offer.
     if (error instanceof DomainError && error.message === LANGUAGE_MISSING)
@@ -68,7 +68,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
 export async function action({ request, params }: ActionFunctionArgs) {
   const user = await requireUser(request);
   const form = await request.formData();
-  const letter = await getLetter({ userId: user.id, key: params["*"] }).catch(hideLetter);
+  const letter = await getLetter({ userId: user.id, key: params["*"] ?? "" }).catch(hideLetter);
   const t = await getFixedTFor(await getLanguage(request), ["common", "recordings", "letters"]);
   const redone = (outcome: "success" | "failure") => auditLetter(request, user.id, "letter.redo", letter.key, outcome);
   const submission = parseWithZod(form, { schema: redoSchema });

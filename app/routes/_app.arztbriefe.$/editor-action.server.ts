@@ -6,7 +6,14 @@ import type { AuditOutcome } from "~/services/audit/audit.server";
 import { auditLetter, auditPrompt } from "~/services/audit/events.server";
 import { DomainError } from "~/services/web/domain-error.server";
 import { getFixedTFor, getLanguage } from "~/services/web/i18n.server";
-import { getLetter, letterKeyFrom, restoreVersion, saveLetter } from "~/services/letters/editing.server";
+import {
+  baseVersionFrom,
+  getLetter,
+  letterContentFrom,
+  letterKeyFrom,
+  restoreVersion,
+  saveLetter,
+} from "~/services/letters/editing.server";
 import { decideRefinement, proposeRefinement } from "~/services/letters/refinement.server";
 import { toStructuredContent } from "~/services/letters/letter-content";
 import { LlmError } from "~/services/llm/types";
@@ -69,8 +76,9 @@ const intents: { [I in EditorIntent]: Intent<I> } = {
       if (titles.length === 0 || titles.length !== texts.length)
         throw new DomainError("invalid", "letters:errors.validation");
       requireIdle(letter);
-      const content = toStructuredContent(titles.map((title, i) => ({ title, text: texts[i]! })));
-      const result = await saveLetter({ userId: user.id, key, content, baseVersion: form.base_version });
+      const content = letterContentFrom(toStructuredContent(titles.map((title, i) => ({ title, text: texts[i]! }))));
+      const baseVersion = baseVersionFrom(form.base_version);
+      const result = await saveLetter({ userId: user.id, key, content, baseVersion });
       await audited("success");
       // Without JavaScript the Save button is always there: an unchanged letter is answered, not versioned.
       return done(
@@ -150,7 +158,7 @@ const intents: { [I in EditorIntent]: Intent<I> } = {
     const audited = (outcome: AuditOutcome) => auditLetter(request, user.id, "letter.restore", key, outcome);
     try {
       requireIdle(letter);
-      const result = await restoreVersion({ userId: user.id, key, version });
+      const result = await restoreVersion({ userId: user.id, key, version: Number(version) });
       await audited("success");
       return done(
         `${editorUrl(key)}?versions=1`,
@@ -225,7 +233,7 @@ export async function editorAction({ request, params }: Pick<ActionFunctionArgs,
   const user = await requireUser(request);
   let key: string;
   try {
-    key = letterKeyFrom(params["*"]);
+    key = letterKeyFrom(params["*"] ?? "");
   } catch (error) {
     return notFound(error);
   }

@@ -85,11 +85,11 @@ export async function loadEditor({ request, params }: Args) {
   const url = new URL(request.url);
   let letter: Letter;
   try {
-    letter = await getLetter({ userId: user.id, key: params["*"] });
+    letter = await getLetter({ userId: user.id, key: params["*"] ?? "" });
   } catch (error) {
     // SPEC §5: a letter cannot be opened without a language code; say so instead of showing a broken editor.
     if (error instanceof DomainError && error.message === LANGUAGE_MISSING) {
-      await auditLetter(request, user.id, "letter.read", letterKeyFrom(params["*"]), "failure");
+      await auditLetter(request, user.id, "letter.read", letterKeyFrom(params["*"] ?? ""), "failure");
       return json({ kind: "missingLanguage" as const, language });
     }
     return notFound(error);

@@ -22,14 +22,32 @@ import { diffSections, parseLetterContent, sectionsOf, type LetterSection } from
 // Reading, editing, restoring and deleting letters (issue 6). Every change is a new version (who, when, what
 // kind); nothing a doctor wrote is overwritten. Refinement lives in letter-refinement.server.ts.
 
-/** SPEC §7: the client strips "arztbriefe/"; both forms are accepted. */
-export function letterKeyFrom(key: unknown) {
-  const value = typeof key === "string" ? key.trim().replace(/^\/+/, "") : "";
+/**
+ * SPEC §7: the client strips "arztbriefe/"; both forms are accepted. The doors hand over the key as text (a JSON
+ * body's through api-fields' requiredKey with this message, a path's splat as "" when missing); blank is refused.
+ */
+export function letterKeyFrom(key: string) {
+  const value = key.trim().replace(/^\/+/, "");
   if (!value) throw new DomainError("invalid", "letters:errors.letterKeyRequired");
   return value.startsWith("arztbriefe/") ? value : `arztbriefe/${value}`;
 }
 
-export async function requireLetter(userId: string, key: unknown) {
+/** The content a door received (a JSON body's `content`, the editor's sections), as a letter may store it. */
+export function letterContentFrom(value: unknown): StoredLetterContent {
+  const parsed = parseLetterContent(value);
+  if (!parsed.ok) throw new DomainError("invalid", "letters:errors.invalidContent", [], { reason: parsed.reason });
+  return parsed.value;
+}
+
+/**
+ * The version a save was based on, as the doors have always read it: absent or "" is none; anything else is
+ * compared as Number() reads it, so a value that names no version (null, "x") is refused as a conflict by saveLetter.
+ */
+export function baseVersionFrom(value: unknown): number | null {
+  return value === undefined || value === "" ? null : Number(value);
+}
+
+export async function requireLetter(userId: string, key: string) {
   const letter = await findLetterByKey(getDb(), { ownerId: userId, key: letterKeyFrom(key) });
   if (!letter) throw new DomainError("not_found", "letters:errors.letterNotFound");
   return letter;
@@ -90,7 +108,7 @@ export async function listLetters({ userId }: { userId: string }) {
 }
 
 /** SPEC §7 GET /api/arztbrief/{key}. */
-export async function getLetter({ userId, key }: { userId: string; key: unknown }) {
+export async function getLetter({ userId, key }: { userId: string; key: string }) {
   const row = await requireLetter(userId, key);
   if (!row.language_code) throw new DomainError("invalid", "letters:errors.languageMissing");
   return {
@@ -120,14 +138,17 @@ function sameContent(a: StoredLetterContent, b: StoredLetterContent) {
 /**
  * SPEC §7 PUT /api/arztbrief/{key} { content }: a new version when the content differs. With `baseVersion`
  * (the editor sends the version it loaded) a save over a newer version is refused, so two tabs cannot
- * silently overwrite each other.
+ * silently overwrite each other. The doors check the content first (letterContentFrom), then the key.
  */
-export async function saveLetter(args: { userId: string; key: unknown; content: unknown; baseVersion?: unknown }) {
-  const parsed = parseLetterContent(args.content);
-  if (!parsed.ok) throw new DomainError("invalid", "letters:errors.invalidContent", [], { reason: parsed.reason });
+export async function saveLetter(args: {
+  userId: string;
+  key: string;
+  content: StoredLetterContent;
+  baseVersion: number | null;
+}) {
   const key = letterKeyFrom(args.key);
   return changeLockedLetter(args.userId, key, async (trx, letter) => {
-    const base = args.baseVersion === undefined || args.baseVersion === "" ? null : Number(args.baseVersion);
+    const base = args.baseVersion;
     if (base !== null && base !== letter.current_version) {
       throw new DomainError("conflict", "letters:errors.changedMeanwhile");
     }
@@ -136,7 +157,7 @@ export async function saveLetter(args: { userId: string; key: unknown; content: 
       letterId: letter.id,
       version: letter.current_version,
     });
-    if (current && sameContent(current.content, parsed.value)) {
+    if (current && sameContent(current.content, args.content)) {
       return { success: true as const, key, version: letter.current_version, changed: false };
     }
     await appendVersion(trx, {
@@ -146,16 +167,16 @@ export async function saveLetter(args: { userId: string; key: unknown; content: 
       kind: "edited",
       authorId: args.userId,
       templateId: null,
-      content: parsed.value,
+      content: args.content,
     });
     return { success: true as const, key, version: letter.current_version + 1, changed: true };
   });
 }
 
 /** Restoring an earlier version is itself a new version: history only grows. */
-export async function restoreVersion(args: { userId: string; key: unknown; version: unknown }) {
+export async function restoreVersion(args: { userId: string; key: string; version: number }) {
   const key = letterKeyFrom(args.key);
-  const wanted = Number(args.version);
+  const wanted = args.version;
   if (!Number.isInteger(wanted) || wanted < 1) throw new DomainError("invalid", "letters:errors.versionNotFound");
   return changeLockedLetter(args.userId, key, async (trx, letter) => {
     const source = await getVersion(trx, { ownerId: args.userId, letterId: letter.id, version: wanted });
@@ -176,7 +197,7 @@ export async function restoreVersion(args: { userId: string; key: unknown; versi
 }
 
 /** The history of a letter, newest first, each with its per-section change against the one before. */
-export async function letterHistory(args: { userId: string; key: unknown }) {
+export async function letterHistory(args: { userId: string; key: string }) {
   const letter = await requireLetter(args.userId, args.key);
   const versions = await listVersions({ ownerId: args.userId, letterId: letter.id });
   return versions.map((v, i) => {
@@ -200,7 +221,7 @@ export function sectionsFor(content: StoredLetterContent): LetterSection[] {
 }
 
 /** SPEC §7 POST /api/delete-arztbrief: the letter and its versions; refused while a letter job runs. */
-export async function deleteLetter(args: { userId: string; key: unknown }) {
+export async function deleteLetter(args: { userId: string; key: string }) {
   const letter = await requireLetter(args.userId, args.key);
   const recordingId = letter.recording_id!;
   await getDb()

@@ -94,7 +94,7 @@ export function scopeFrom(value: unknown, sections: LetterSection[] | null): Ref
  * A refinement of the current letter as a proposal (not yet a version): 'All Sections' refines every section
  * in one call, one section only that section, 'Full text only' the whole text as one.
  */
-export async function proposeRefinement(args: { userId: string; key: unknown; scope: unknown; query: unknown }) {
+export async function proposeRefinement(args: { userId: string; key: string; scope: unknown; query: unknown }) {
   const query = checkInstruction(args.query);
   const letter = await requireLetter(args.userId, args.key);
   const sections = sectionsOf(letter.content);
@@ -143,7 +143,7 @@ export async function proposeRefinement(args: { userId: string; key: unknown; sc
   return { id: row.id };
 }
 
-export async function getProposal(args: { userId: string; key: unknown; id: unknown }) {
+export async function getProposal(args: { userId: string; key: string; id: unknown }) {
   const letter = await requireLetter(args.userId, args.key);
   if (typeof args.id !== "string" || !/^[0-9a-f-]{36}$/i.test(args.id)) {
     throw new DomainError("not_found", "letters:errors.proposalNotFound");
@@ -158,7 +158,7 @@ export async function getProposal(args: { userId: string; key: unknown; id: unkn
 }
 
 /** Accepting makes the proposal the current version; a stale proposal (the letter changed) is refused. */
-export async function decideRefinement(args: { userId: string; key: unknown; id: unknown; accept: boolean }) {
+export async function decideRefinement(args: { userId: string; key: string; id: unknown; accept: boolean }) {
   const proposal = await getProposal(args);
   if (proposal.status !== "open") throw new DomainError("conflict", "letters:errors.proposalDecided");
   const key = letterKeyFrom(args.key);
