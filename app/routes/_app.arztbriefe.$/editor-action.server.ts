@@ -14,7 +14,7 @@ import {
   restoreVersion,
   saveLetter,
 } from "~/services/letters/editing.server";
-import { decideRefinement, proposeRefinement } from "~/services/letters/refinement.server";
+import { decideRefinement, instructionFrom, proposeRefinement } from "~/services/letters/refinement.server";
 import { toStructuredContent } from "~/services/letters/letter-content";
 import { LlmError } from "~/services/llm/types";
 import { listPrompts, removePrompt, savePrompt } from "~/services/letters/saved-prompts.server";
@@ -100,7 +100,8 @@ const intents: { [I in EditorIntent]: Intent<I> } = {
     const audited = (outcome: AuditOutcome) => auditLetter(request, user.id, "letter.refine", key, outcome);
     try {
       requireIdle(letter);
-      const { id } = await proposeRefinement({ userId: user.id, key, scope, query });
+      const instruction = instructionFrom(query);
+      const { id } = await proposeRefinement({ userId: user.id, key, scope, query: instruction });
       await audited("success");
       return redirect(`${editorUrl(key)}?proposal=${encodeURIComponent(id)}`);
     } catch (error) {

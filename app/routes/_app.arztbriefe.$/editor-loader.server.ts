@@ -103,7 +103,7 @@ export async function loadEditor({ request, params }: Args) {
   const [prompts, proposal, past] = await Promise.all([
     listPrompts({ userId: user.id }),
     mode === "proposal"
-      ? getProposal({ userId: user.id, key: letter.key, id: url.searchParams.get("proposal") }).catch(notFound)
+      ? getProposal({ userId: user.id, key: letter.key, id: url.searchParams.get("proposal") ?? "" }).catch(notFound)
       : null,
     mode === "versions" || mode === "compare"
       ? history(user, letter, mode === "compare" ? url.searchParams.get("compare") : null)

@@ -41,8 +41,8 @@ export type RefineSectionsOptions = Omit<RefineTextOptions, "text" | "sectionTit
 export type RefineResult<T> = T & { usage: TokenUsage; model: string };
 
 /** The instruction, trimmed; empty or longer than 500 characters (SPEC §5) is refused. */
-export function checkInstruction(query: unknown): string {
-  const text = typeof query === "string" ? query.trim() : "";
+export function checkInstruction(query: string): string {
+  const text = query.trim();
   if (!text) throw new RefineError("instruction_required");
   if (text.length > MAX_INSTRUCTION_CHARS) throw new RefineError("instruction_too_long");
   return text;

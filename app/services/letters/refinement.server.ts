@@ -5,7 +5,14 @@ import { getDb } from "../../models/db.server";
 import { DomainError } from "../web/domain-error.server";
 import { changeLockedLetter, letterKeyFrom, requireLetter, sectionsFor } from "./editing.server";
 import { letterLanguage } from "./letters.server";
-import { diffSections, letterPlainText, sectionsOf, toStructuredContent, type LetterSection } from "./letter-content";
+import {
+  diffSections,
+  letterPlainText,
+  sectionsOf,
+  toStructuredContent,
+  type LetterLanguage,
+  type LetterSection,
+} from "./letter-content";
 import { LetterGenerationError, RefineError } from "./letter-errors";
 import {
   checkInstruction as checkRefineInstruction,
@@ -37,8 +44,11 @@ async function refinementAllowed(userId: string) {
   if (!verdict.allowed) throw new DomainError("rate_limited", "letters:errors.tooManyRequests");
 }
 
-/** The doctor's instruction: required, at most 500 characters (refine.server.ts's rule), a translated error. */
-function checkInstruction(query: unknown) {
+/**
+ * The doctor's instruction, checked at the door: required, at most 500 characters (refine.server.ts's rule), a
+ * translated error. The JSON calls refuse another type than text with the same "required" message first.
+ */
+export function instructionFrom(query: string) {
   try {
     return checkRefineInstruction(query);
   } catch (error) {
@@ -82,20 +92,21 @@ const refineSections = (options: Parameters<typeof refineSectionsWith>[0]) =>
 export type RefineScope = { kind: "all" } | { kind: "full_text" } | { kind: "section"; title: string };
 
 /** Parses the editor's section selector: "__all__", "__full__" or a section title of the letter. */
-export function scopeFrom(value: unknown, sections: LetterSection[] | null): RefineScope {
+export function scopeFrom(value: string, sections: LetterSection[] | null): RefineScope {
   if (value === "__full__" || !sections) return { kind: "full_text" };
-  if (value === "__all__" || value === undefined || value === "") return { kind: "all" };
-  const title = String(value);
+  if (value === "__all__" || value === "") return { kind: "all" };
+  const title = value;
   if (!sections.some((s) => s.title === title)) throw new DomainError("invalid", "letters:errors.sectionNotFound");
   return { kind: "section", title };
 }
 
 /**
  * A refinement of the current letter as a proposal (not yet a version): 'All Sections' refines every section
- * in one call, one section only that section, 'Full text only' the whole text as one.
+ * in one call, one section only that section, 'Full text only' the whole text as one. `query` is the instruction
+ * as instructionFrom checked it at the door; `scope` the editor's selector, read against the letter's sections.
  */
-export async function proposeRefinement(args: { userId: string; key: string; scope: unknown; query: unknown }) {
-  const query = checkInstruction(args.query);
+export async function proposeRefinement(args: { userId: string; key: string; scope: string; query: string }) {
+  const query = args.query;
   const letter = await requireLetter(args.userId, args.key);
   const sections = sectionsOf(letter.content);
   const scope = scopeFrom(args.scope, sections);
@@ -143,9 +154,10 @@ export async function proposeRefinement(args: { userId: string; key: string; sco
   return { id: row.id };
 }
 
-export async function getProposal(args: { userId: string; key: string; id: unknown }) {
+export async function getProposal(args: { userId: string; key: string; id: string }) {
   const letter = await requireLetter(args.userId, args.key);
-  if (typeof args.id !== "string" || !/^[0-9a-f-]{36}$/i.test(args.id)) {
+  // Not an id at all is a proposal that does not exist, after the letter's own refusal.
+  if (!/^[0-9a-f-]{36}$/i.test(args.id)) {
     throw new DomainError("not_found", "letters:errors.proposalNotFound");
   }
   const proposal = await findProposal(getDb(), { ownerId: args.userId, letterId: letter.id, id: args.id });
@@ -158,7 +170,7 @@ export async function getProposal(args: { userId: string; key: string; id: unkno
 }
 
 /** Accepting makes the proposal the current version; a stale proposal (the letter changed) is refused. */
-export async function decideRefinement(args: { userId: string; key: string; id: unknown; accept: boolean }) {
+export async function decideRefinement(args: { userId: string; key: string; id: string; accept: boolean }) {
   const proposal = await getProposal(args);
   if (proposal.status !== "open") throw new DomainError("conflict", "letters:errors.proposalDecided");
   const key = letterKeyFrom(args.key);
@@ -186,12 +198,13 @@ export async function decideRefinement(args: { userId: string; key: string; id: 
   });
 }
 
-/** The request's language_code: text or absent (then German), never another type read as German. */
-function languageParam(body: Record<string, unknown>) {
+/** The JSON call's language_code: text or absent (then German), never another type read as German. */
+export function refinementLanguageFrom(body: Record<string, unknown>) {
   return letterLanguage(optionalText(body, "language_code") ?? "de-DE");
 }
 
-function clientTranscript(value: unknown) {
+/** The JSON call's transcript_data, as facts for the model: its text (a string, or the formatted/raw one), or none. */
+export function clientTranscriptFrom(value: unknown) {
   if (typeof value === "string") return value.slice(0, 400_000);
   if (value && typeof value === "object") {
     const raw =
@@ -202,46 +215,57 @@ function clientTranscript(value: unknown) {
   return undefined;
 }
 
-/** SPEC §7 POST /api/refine-arztbrief-structured → { refined_arztbrief }. Stateless: the text is the caller's. */
-export async function refineStructuredCall(args: { userId: string; body: Record<string, unknown> }) {
-  const query = checkInstruction(args.body.query);
-  const text = typeof args.body.arztbrief_text === "string" ? args.body.arztbrief_text : "";
-  if (!text.trim()) throw new DomainError("invalid", "letters:errors.textRequired");
-  const sectionTitle = optionalText(args.body, "section_context")?.trim().slice(0, 200) || undefined;
-  const language = languageParam(args.body);
+type RefineCall = {
+  userId: string;
+  /** Checked at the door (instructionFrom). */
+  query: string;
+  language: LetterLanguage;
+  transcript: string | undefined;
+};
+
+/**
+ * SPEC §7 POST /api/refine-arztbrief-structured → { refined_arztbrief }. Stateless: the text is the caller's, not
+ * blank; `sectionTitle` the section it is, if the caller said.
+ */
+export async function refineStructuredCall(args: RefineCall & { text: string; sectionTitle: string | undefined }) {
   await refinementAllowed(args.userId);
   const model = getLanguageModel();
   const result = await refineText({
     model,
-    language,
-    text,
-    query,
-    sectionTitle,
-    transcript: clientTranscript(args.body.transcript_data),
+    language: args.language,
+    text: args.text,
+    query: args.query,
+    sectionTitle: args.sectionTitle,
+    transcript: args.transcript,
   });
   await charge(args.userId, "refine-arztbrief-structured", result.usage);
   return { refined_arztbrief: result.text };
 }
 
-/** SPEC §7 POST /api/refine-arztbrief-bulk → { refined_content }, in the shape it was given. */
-export async function refineBulkCall(args: { userId: string; body: Record<string, unknown> }) {
-  const query = checkInstruction(args.body.query);
-  const given = args.body.arztbrief_content;
-  const asObject = Array.isArray(given) ? { structured_output: given } : given;
-  const sections = sectionsOf(asObject as StoredLetterContent);
+/**
+ * The bulk call's arztbrief_content: its sections, from `{ structured_output: [...] }` or the bare list, and whether
+ * it came as the list (the answer keeps the shape). Anything else, or no section, is invalid content.
+ */
+export function bulkSectionsFrom(given: unknown): { sections: LetterSection[]; asList: boolean } {
+  const asList = Array.isArray(given);
+  const sections = sectionsOf(asList ? { structured_output: given } : given);
   if (!sections || sections.length === 0)
     throw new DomainError("invalid", "letters:errors.invalidContent", [], { reason: "structured_output" });
-  const language = languageParam(args.body);
+  return { sections, asList };
+}
+
+/** SPEC §7 POST /api/refine-arztbrief-bulk → { refined_content }, in the shape it was given. */
+export async function refineBulkCall(args: RefineCall & { sections: LetterSection[]; asList: boolean }) {
   await refinementAllowed(args.userId);
   const model = getLanguageModel();
   const result = await refineSections({
     model,
-    language,
-    sections,
-    query,
-    transcript: clientTranscript(args.body.transcript_data),
+    language: args.language,
+    sections: args.sections,
+    query: args.query,
+    transcript: args.transcript,
   });
   await charge(args.userId, "refine-arztbrief-bulk", result.usage);
   const content = toStructuredContent(result.sections);
-  return { refined_content: Array.isArray(given) ? content.structured_output : content };
+  return { refined_content: args.asList ? content.structured_output : content };
 }

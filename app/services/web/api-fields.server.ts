@@ -31,6 +31,16 @@ export function requiredKey(body: Body, field: string, message: string): string 
   return value;
 }
 
+/**
+ * A text the call cannot do without (a refinement's instruction, its letter text): the string as sent, untrimmed.
+ * Another type, none, or a blank one is refused with the call's own "required" message (`message`).
+ */
+export function requiredText(body: Body, field: string, message: string): string {
+  const value = body[field];
+  if (typeof value !== "string" || !value.trim()) throw new DomainError("invalid", message);
+  return value;
+}
+
 /** A flag: true or false, or undefined when it was not sent. */
 export function optionalFlag(body: Body, field: string, name = field): boolean | undefined {
   const value = body[field];
