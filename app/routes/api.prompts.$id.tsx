@@ -11,7 +11,7 @@ export const loader = apiRoute(async () => {
 export const action = apiRoute(async ({ request, params }: ActionFunctionArgs) => {
   const user = await requireApiUser(request);
   if (request.method !== "DELETE") throw new ApiError(405, "Method not allowed");
-  const result = await removePrompt({ userId: user.id, id: params.id });
+  const result = await removePrompt({ userId: user.id, id: params.id ?? "" });
   await auditPrompt(request, user.id, "prompt.delete", params.id);
   return apiJson(result);
 });

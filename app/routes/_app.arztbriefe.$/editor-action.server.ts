@@ -17,7 +17,13 @@ import {
 import { decideRefinement, instructionFrom, proposeRefinement } from "~/services/letters/refinement.server";
 import { toStructuredContent } from "~/services/letters/letter-content";
 import { LlmError } from "~/services/llm/types";
-import { listPrompts, removePrompt, savePrompt } from "~/services/letters/saved-prompts.server";
+import {
+  listPrompts,
+  promptTextFrom,
+  promptTitleFrom,
+  removePrompt,
+  savePrompt,
+} from "~/services/letters/saved-prompts.server";
 import { requireUser, type SessionUser } from "~/services/web/session.server";
 import { redirectWithToast, type Toast } from "~/services/web/toast.server";
 import { meterCall, type SpecEndpoint } from "~/services/admin/usage.server";
@@ -123,7 +129,7 @@ const intents: { [I in EditorIntent]: Intent<I> } = {
     const text = promptText.trim() || query;
     const audited = (outcome: AuditOutcome) => auditPrompt(request, user.id, "prompt.save", undefined, outcome);
     try {
-      await savePrompt({ userId: user.id, title, promptText: text });
+      await savePrompt({ userId: user.id, title: promptTitleFrom(title), promptText: promptTextFrom(text) });
     } catch (error) {
       await audited("failure");
       let promptError: string;

@@ -21,9 +21,12 @@ export async function listPrompts({ userId }: { userId: string }) {
   return rows.map((r) => ({ id: r.id, title: r.title, prompt_text: r.prompt_text }));
 }
 
-export async function savePrompt(args: { userId: string; title: unknown; promptText: unknown }) {
-  const title = typeof args.title === "string" ? args.title.trim() : "";
-  const promptText = typeof args.promptText === "string" ? args.promptText.trim() : "";
+/**
+ * A prompt's title as the doors read it, before its text: trimmed, required, at most 40 characters. The JSON call
+ * refuses another type than text with the same "required" message first.
+ */
+export function promptTitleFrom(value: string) {
+  const title = value.trim();
   if (!title)
     throw new DomainError("invalid", "letters:prompts.titleRequired", [
       { path: ["title"], message: "letters:prompts.titleRequired" },
@@ -33,6 +36,12 @@ export async function savePrompt(args: { userId: string; title: unknown; promptT
       { path: ["title"], message: "letters:prompts.titleTooLong" },
     ]);
   }
+  return title;
+}
+
+/** A prompt's text, after its title: trimmed, required, at most the 500 characters of an instruction. */
+export function promptTextFrom(value: string) {
+  const promptText = value.trim();
   if (!promptText) {
     throw new DomainError("invalid", "letters:prompts.textRequired", [
       { path: ["prompt_text"], message: "letters:prompts.textRequired" },
@@ -43,6 +52,12 @@ export async function savePrompt(args: { userId: string; title: unknown; promptT
       { path: ["prompt_text"], message: "letters:errors.instructionTooLong" },
     ]);
   }
+  return promptText;
+}
+
+/** A new prompt, its title and text checked at the door (promptTitleFrom, promptTextFrom); at most 3 per user. */
+export async function savePrompt(args: { userId: string; title: string; promptText: string }) {
+  const { title, promptText } = args;
   return getDb()
     .transaction()
     .execute(async (trx) => {
@@ -55,8 +70,9 @@ export async function savePrompt(args: { userId: string; title: unknown; promptT
     });
 }
 
-export async function removePrompt(args: { userId: string; id: unknown }) {
-  if (typeof args.id !== "string" || !/^[0-9a-f-]{36}$/i.test(args.id)) {
+export async function removePrompt(args: { userId: string; id: string }) {
+  // Not an id at all is a prompt that does not exist.
+  if (!/^[0-9a-f-]{36}$/i.test(args.id)) {
     throw new DomainError("not_found", "letters:prompts.notFound");
   }
   const deleted = await deleteSavedPrompt({ ownerId: args.userId, id: args.id });
