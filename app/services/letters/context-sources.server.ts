@@ -19,15 +19,30 @@ import { getStorage, makeStorageKey } from "../storage/storage.server";
 
 export const MAX_PDFS_PER_REQUEST = 10;
 
-/** SPEC §7 get-pdf-upload-urls: one owned key and short-lived PUT URL per file name. */
-export async function createPdfUploadUrls({ userId, filenames }: { userId: string; filenames: unknown }) {
-  if (!Array.isArray(filenames) || filenames.length === 0 || filenames.some((f) => typeof f !== "string" || !f.trim()))
+const tooManyPdfs = () =>
+  new DomainError("invalid", "recordings:errors.tooManyPdfs", [], { max: String(MAX_PDFS_PER_REQUEST) });
+
+/** The door's reading of get-pdf-upload-urls' `filenames`: 1 to 10 names, none blank. */
+export function pdfFileNamesFrom(value: unknown): string[] {
+  if (!Array.isArray(value) || value.length === 0 || value.some((f) => typeof f !== "string" || !f.trim()))
     throw new DomainError("invalid", "recordings:errors.fileNamesRequired");
-  if (filenames.length > MAX_PDFS_PER_REQUEST)
-    throw new DomainError("invalid", "recordings:errors.tooManyPdfs", [], { max: String(MAX_PDFS_PER_REQUEST) });
+  if (value.length > MAX_PDFS_PER_REQUEST) throw tooManyPdfs();
+  return value as string[];
+}
+
+/** The door's reading of extract-pdf-from-s3's `s3_keys`: 1 to 10 keys, all text. */
+export function pdfKeysFrom(value: unknown): string[] {
+  if (!Array.isArray(value) || value.length === 0 || value.some((k) => typeof k !== "string"))
+    throw new DomainError("invalid", "recordings:errors.pdfKeysRequired");
+  if (value.length > MAX_PDFS_PER_REQUEST) throw tooManyPdfs();
+  return value as string[];
+}
+
+/** SPEC §7 get-pdf-upload-urls: one owned key and short-lived PUT URL per file name (pdfFileNamesFrom). */
+export async function createPdfUploadUrls({ userId, filenames }: { userId: string; filenames: string[] }) {
   const storage = getStorage();
   const upload_urls = [];
-  for (const name of filenames as string[]) {
+  for (const name of filenames) {
     const key = makeStorageKey({ ownerId: userId, area: "context", extension: ".pdf" });
     // Kept only to head the extracted text: no path, no control characters (NUL cannot be stored), no bidi tricks.
     await insertContextUpload({ key, ownerId: userId, fileName: sanitiseFileName(name) });
@@ -37,13 +52,9 @@ export async function createPdfUploadUrls({ userId, filenames }: { userId: strin
   return { upload_urls };
 }
 
-/** SPEC §7 extract-pdf-from-s3: text of the user's uploaded PDFs; other keys are a 404. */
-export async function extractUploadedPdfs({ userId, keys }: { userId: string; keys: unknown }) {
-  if (!Array.isArray(keys) || keys.length === 0 || keys.some((k) => typeof k !== "string"))
-    throw new DomainError("invalid", "recordings:errors.pdfKeysRequired");
-  if (keys.length > MAX_PDFS_PER_REQUEST)
-    throw new DomainError("invalid", "recordings:errors.tooManyPdfs", [], { max: String(MAX_PDFS_PER_REQUEST) });
-  const rows = await findContextUploads({ ownerId: userId, keys: keys as string[] });
+/** SPEC §7 extract-pdf-from-s3: text of the user's uploaded PDFs (pdfKeysFrom); other keys are a 404. */
+export async function extractUploadedPdfs({ userId, keys }: { userId: string; keys: string[] }) {
+  const rows = await findContextUploads({ ownerId: userId, keys });
   if (rows.length !== new Set(keys).size) throw new DomainError("not_found", "recordings:errors.contextFileNotFound");
   const storage = getStorage();
   const files: Array<{ name: string; data: Uint8Array }> = [];
@@ -61,7 +72,7 @@ export async function extractUploadedPdfs({ userId, keys }: { userId: string; ke
   }
   const discard = async () => {
     for (const row of rows) await storage.delete(row.storage_key);
-    await deleteContextUploads({ ownerId: userId, keys: keys as string[] });
+    await deleteContextUploads({ ownerId: userId, keys });
   };
   // A refused PDF refuses the request: none of them is read, and none is kept (ADR 0024).
   await scanUploadedFiles({ userId, entityType: "context" }, files).catch(async (error: unknown) => {
