@@ -1,0 +1,136 @@
+import { describe, expect, it } from "vitest";
+import { checkLetter, type Segment } from "./check-letter";
+
+function segments(...turns: Array<[string, string]>): Segment[] {
+  return turns.map(([speaker, text], i) => ({ id: `s${i}`, speaker, start: i * 10, end: i * 10 + 9, text }));
+}
+
+const consultation = segments(
+  ["doctor", "Was führt Sie heute zu mir?"],
+  ["patient", "Seit drei Tagen habe ich Schmerzen in der Brust, die in den linken Arm ziehen."],
+  ["doctor", "Haben Sie Fieber oder Husten gehabt?"],
+  ["patient", "Nein, kein Fieber und kein Husten."],
+  ["doctor", "Haben Sie Allergien?"],
+  ["patient", "Ja, gegen Penicillin."],
+  ["doctor", "Welche Medikamente nehmen Sie?"],
+  ["patient", "Ramipril 5 Milligramm morgens und Simvastatin 20 Milligramm abends."],
+  ["doctor", "Der Blutdruck liegt bei 158 zu 94. Ich habe den Verdacht auf eine koronare Herzkrankheit."],
+  ["doctor", "Wiedervorstellung in zwei Wochen."],
+);
+
+function check(sections: Array<{ title: string; text: string }>, turns = consultation) {
+  return checkLetter({ sections, segments: turns, language: "de-DE" });
+}
+
+function sentence(result: ReturnType<typeof checkLetter>, text: string) {
+  const found = result.sentences.find((s) => s.text.includes(text));
+  if (!found) throw new Error(`no sentence with "${text}"`);
+  return found;
+}
+
+const kinds = (s: { flags: Array<{ kind: string }> }) => s.flags.map((f) => f.kind);
+
+describe("checkLetter", () => {
+  it("links a faithful sentence to the segment that says it, without flags", () => {
+    const result = check([{ title: "Medikation", text: "Ramipril 5 mg 1-0-0, Simvastatin 20 mg 0-0-1." }]);
+    const s = sentence(result, "Ramipril");
+    expect(s.status).toBe("supported");
+    expect(s.support[0]?.segmentId).toBe("s7");
+    expect(s.flags).toEqual([]);
+  });
+
+  it("flags a changed dose even though the sentence is otherwise supported", () => {
+    const result = check([{ title: "Medikation", text: "Ramipril 10 mg 1-0-0." }]);
+    const s = sentence(result, "Ramipril");
+    expect(s.status).toBe("supported");
+    expect(s.flags).toContainEqual(expect.objectContaining({ kind: "dose", text: "10" }));
+  });
+
+  it("flags a swapped side", () => {
+    const result = check([
+      { title: "Anamnese", text: "Brustschmerzen seit drei Tagen mit Ausstrahlung in den rechten Arm." },
+    ]);
+    expect(kinds(sentence(result, "Arm"))).toContain("side");
+    const faithful = check([
+      { title: "Anamnese", text: "Brustschmerzen seit drei Tagen mit Ausstrahlung in den linken Arm." },
+    ]);
+    expect(kinds(sentence(faithful, "Arm"))).not.toContain("side");
+  });
+
+  it("flags a flipped negation: 'Fieber' where the answer was 'kein Fieber'", () => {
+    expect(kinds(sentence(check([{ title: "Anamnese", text: "Fieber und Husten." }]), "Fieber"))).toContain("negation");
+    expect(sentence(check([{ title: "Anamnese", text: "Kein Fieber, kein Husten." }]), "Fieber").flags).toEqual([]);
+  });
+
+  it("supports an abbreviation by the words it stands for", () => {
+    const result = check([{ title: "Diagnose", text: "V.a. KHK." }]);
+    expect(sentence(result, "KHK").status).toBe("supported");
+    expect(sentence(result, "KHK").support[0]?.segmentId).toBe("s8");
+  });
+
+  it("finds a fact that spans a question and its answer", () => {
+    const result = check([{ title: "Allergien", text: "Penicillin-Allergie." }]);
+    const s = sentence(result, "Penicillin");
+    expect(s.status).toBe("supported");
+    expect(s.support.map((x) => x.segmentId)).toEqual(expect.arrayContaining(["s4", "s5"]));
+  });
+
+  it("marks a sentence the consultation does not carry, and a drug never mentioned", () => {
+    const result = check([{ title: "Diagnose", text: "Bekanntes Vorhofflimmern. Apixaban 5 mg 1-0-1." }]);
+    expect(sentence(result, "Vorhofflimmern").status).toBe("unsupported");
+    expect(kinds(sentence(result, "Apixaban"))).toContain("unsupported");
+    expect(result.counts.unsupported).toBeGreaterThanOrEqual(1);
+  });
+
+  it("treats 'Keine Informationen gefunden' as no claim", () => {
+    const result = check([{ title: "Familienanamnese", text: "Keine Informationen gefunden" }]);
+    expect(result.sentences[0]?.status).toBe("neutral");
+    expect(result.sentences[0]?.flags).toEqual([]);
+  });
+
+  it("lists an omitted medication with its segment and the section it belongs in", () => {
+    const result = check([
+      { title: "Anamnese", text: "Brustschmerzen seit drei Tagen." },
+      { title: "Medikation", text: "Ramipril 5 mg 1-0-0." },
+      { title: "Procedere", text: "Wiedervorstellung in zwei Wochen." },
+    ]);
+    const simvastatin = result.omissions.find((o) => o.kind === "medication" && o.text.includes("Simvastatin"));
+    expect(simvastatin).toMatchObject({ segmentIds: ["s7"], section: "Medikation" });
+    expect(result.omissions.some((o) => o.text.includes("Ramipril"))).toBe(false);
+    expect(result.omissions.some((o) => o.kind === "plan")).toBe(false);
+    expect(result.omissions).toContainEqual(expect.objectContaining({ kind: "value", terms: ["158", "94"] }));
+  });
+
+  it("names a section left empty while the consultation has facts of its kind", () => {
+    const result = check([
+      { title: "Medikation", text: "Keine Informationen gefunden" },
+      { title: "Allergien", text: "Penicillin." },
+    ]);
+    expect(result.emptySections).toContainEqual(expect.objectContaining({ section: "Medikation", kind: "medication" }));
+  });
+
+  it("checks English the same way", () => {
+    const english = segments(
+      ["doctor", "any chest pain or shortness of breath?"],
+      ["patient", "no, nothing like that."],
+      ["doctor", "your right knee has a small effusion. i'll increase your lisinopril to 40 milligrams a day."],
+    );
+    const result = checkLetter({
+      sections: [
+        { title: "HPI", text: "The patient denies chest pain or dyspnea." },
+        { title: "EXAM", text: "Left knee effusion." },
+        { title: "PLAN", text: "Increase lisinopril to 20 mg daily." },
+      ],
+      segments: english,
+      language: "en-GB",
+    });
+    expect(sentence(result, "denies").flags).toEqual([]);
+    expect(kinds(sentence(result, "knee"))).toContain("side");
+    expect(kinds(sentence(result, "lisinopril"))).toContain("dose");
+  });
+
+  it("is deterministic", () => {
+    const sections = [{ title: "Anamnese", text: "Brustschmerzen seit drei Tagen, kein Fieber." }];
+    expect(check(sections)).toEqual(check(sections));
+  });
+});
