@@ -1,4 +1,4 @@
-import { optionalText } from "~/services/web/api-fields.server";
+import { optionalText, requiredKey } from "~/services/web/api-fields.server";
 import { apiJson, apiPost } from "~/services/web/api.server";
 import { auditRecording } from "~/services/audit/events.server";
 import { createRealtimeUploadSlot } from "~/services/live/save-upload.server";
@@ -18,7 +18,7 @@ export const action = apiPost(async ({ request, user, body }) => {
   if (body.specific_key !== undefined) {
     const live = await createRealtimeUploadSlot({
       userId: user.id,
-      specificKey: body.specific_key,
+      specificKey: requiredKey(body, "specific_key", "recordings:errors.fileKeyRequired"),
       fileType: body.file_type,
     });
     await auditRecording(request, user.id, "recording.live-upload-slot", live.record_id);

@@ -29,16 +29,20 @@ export function liveUploadKey(audioKey: string) {
   return `${audioKey}.upload`;
 }
 
-async function requireLiveRecording(userId: string, key: unknown) {
-  if (typeof key !== "string" || !key.trim()) throw new DomainError("invalid", "recordings:errors.fileKeyRequired");
+/** The key as the door read it (api-fields' requiredKey, with the same message for another type than text). */
+async function requireLiveRecording(userId: string, key: string) {
+  if (!key.trim()) throw new DomainError("invalid", "recordings:errors.fileKeyRequired");
   const recording = await findRealtimeRecording(getDb(), { ownerId: userId, key: key.trim() });
   // Another user's key, an unknown one and an upload's key look the same: not found.
   if (!recording) throw new DomainError("not_found", "recordings:errors.recordingNotFound");
   return recording;
 }
 
-/** SPEC §7 get-upload-url with specific_key: a short-lived URL for the browser's copy of a live recording. */
-export async function createRealtimeUploadSlot(args: { userId: string; specificKey: unknown; fileType: unknown }) {
+/**
+ * SPEC §7 get-upload-url with specific_key: a short-lived URL for the browser's copy of a live recording. The file
+ * type stays as sent: an unknown recording is refused before a type that is not a recorder format, whatever it is.
+ */
+export async function createRealtimeUploadSlot(args: { userId: string; specificKey: string; fileType: unknown }) {
   const recording = await requireLiveRecording(args.userId, args.specificKey);
   const type = typeof args.fileType === "string" ? args.fileType.trim() : "";
   if (!isLiveUploadType(type)) {
@@ -56,7 +60,7 @@ export async function createRealtimeUploadSlot(args: { userId: string; specificK
  * rejected upload leaves the audio as it was. In "transcript plus Arztbrief" mode a recording that had no audio yet starts
  * its letter now.
  */
-export async function confirmRealtimeAudio(args: { userId: string; key: unknown; request?: Request }) {
+export async function confirmRealtimeAudio(args: { userId: string; key: string; request?: Request }) {
   const recording = await requireLiveRecording(args.userId, args.key);
   const storage = getStorage();
   const staging = liveUploadKey(recording.storage_key);
