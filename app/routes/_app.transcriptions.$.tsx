@@ -51,7 +51,7 @@ function hideTranscript(error: unknown): never {
 export async function loader({ request, params }: LoaderFunctionArgs) {
   const user = await requireUser(request);
   const language = await getLanguage(request);
-  const { row, document } = await getTranscript({ userId: user.id, key: params["*"] }).catch(hideTranscript);
+  const { row, document } = await getTranscript({ userId: user.id, key: params["*"] ?? "" }).catch(hideTranscript);
   await auditTranscript(request, user.id, "transcript.read", row.storage_key);
   const url = new URL(request.url);
   const recording = await findRecordingByKey({ ownerId: user.id, key: row.source_key });

@@ -7,7 +7,7 @@ import { getTranscript } from "~/services/transcription/transcripts.server";
 // are plain text except `highlighted_transcript`, which is escaped markup: nothing spoken becomes HTML.
 export const loader = apiRoute(async ({ request, params }: LoaderFunctionArgs) => {
   const user = await requireApiUser(request);
-  const { row, document } = await getTranscript({ userId: user.id, key: params["*"] });
+  const { row, document } = await getTranscript({ userId: user.id, key: params["*"] ?? "" });
   await auditTranscript(request, user.id, "transcript.read", row.storage_key);
   return apiJson({
     transcript_key: row.storage_key,

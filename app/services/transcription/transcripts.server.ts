@@ -9,21 +9,22 @@ import { cancelTranscription } from "./job.server";
 // A recording's transcript, for its owner (SPEC §7 transcript_v2, delete-transcript): read from storage by
 // its key, or removed with the recording's job, which returns the recording to "pending".
 
-function transcriptKeyFrom(key: unknown) {
-  const value = typeof key === "string" ? key.trim().replace(/^\/+/, "") : "";
+/** The key as the doors read it: a path's splat ("" when missing), a body's through requiredKey with this message. */
+function transcriptKeyFrom(key: string) {
+  const value = key.trim().replace(/^\/+/, "");
   if (!value) throw new DomainError("invalid", "transcriptions:errors.transcriptKeyRequired");
   // SPEC: the client strips the leading "transcripts/"; both forms are accepted.
   return value.startsWith("transcripts/") ? value : `transcripts/${value}`;
 }
 
-async function requireTranscript(userId: string, key: unknown) {
+async function requireTranscript(userId: string, key: string) {
   const row = await findTranscriptByKey({ ownerId: userId, key: transcriptKeyFrom(key) });
   if (!row) throw new DomainError("not_found", "transcriptions:errors.transcriptNotFound");
   return row;
 }
 
 /** SPEC §7 transcript_v2/{key}: the stored transcript, for its owner. */
-export async function getTranscript(args: { userId: string; key: unknown }) {
+export async function getTranscript(args: { userId: string; key: string }) {
   const row = await requireTranscript(args.userId, args.key);
   const stream = await getStorage().getStream(row.storage_key);
   if (!stream) throw new DomainError("not_found", "transcriptions:errors.transcriptNotFound");
@@ -54,7 +55,7 @@ export async function removeTranscription(args: { userId: string; recordingId: s
 }
 
 /** SPEC §7 delete-transcript: the transcript goes, the recording returns to "pending". */
-export async function deleteTranscript(args: { userId: string; transcriptKey: unknown }) {
+export async function deleteTranscript(args: { userId: string; transcriptKey: string }) {
   const row = await requireTranscript(args.userId, args.transcriptKey);
   // The recording names the same object as the row: both are set in one transaction (settle).
   await removeTranscription({ userId: args.userId, recordingId: row.recording_id });
