@@ -528,6 +528,8 @@ function runSet(lib, name, cases, seed) {
   let omissionNamed = 0;
   const omissionByKind = new Map();
   let omissionListed = 0;
+  // One untimed run first: the first call in a process pays for compiling the checker, a server pays it once.
+  if (cases.length > 0) check(lib, cases[0], cases[0].sections);
   for (const c of cases) {
     const started = performance.now();
     const result = check(lib, c, c.sections);

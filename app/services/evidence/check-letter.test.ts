@@ -129,6 +129,17 @@ describe("checkLetter", () => {
     expect(kinds(sentence(result, "lisinopril"))).toContain("dose");
   });
 
+  it("reads headings, labels and conditions as a letter means them", () => {
+    const result = check([
+      { title: "Befund", text: "Kardiovaskulär\nBlutdruck: 158/94." },
+      { title: "Procedere", text: "Bei Fieber sofort Wiedervorstellung." },
+    ]);
+    expect(sentence(result, "Kardiovaskulär").status).toBe("neutral");
+    expect(sentence(result, "158").flags).toEqual([]);
+    // an instruction for a case is not the claim that the patient has fever
+    expect(kinds(sentence(result, "Bei Fieber"))).not.toContain("negation");
+  });
+
   it("is deterministic", () => {
     const sections = [{ title: "Anamnese", text: "Brustschmerzen seit drei Tagen, kein Fieber." }];
     expect(check(sections)).toEqual(check(sections));

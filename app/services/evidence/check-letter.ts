@@ -73,6 +73,29 @@ function shift(tokens: Token[], by: number): Token[] {
   return tokens.map((t) => ({ ...t, start: t.start + by, end: t.end + by }));
 }
 
+/**
+ * A sentence's leading label ("Medical Reasoning:", "Respiratory:", "Befund:") names where a claim stands, not
+ * what it claims: its words are left out of matching. A label that names a side or a number is kept ("Right
+ * knee: …").
+ */
+function withoutLabel(tokens: Token[]): Token[] {
+  const colon = tokens.findIndex((t) => t.kind === "punct" && t.surface === ":");
+  if (colon <= 0) return tokens;
+  const label = contentTokens(tokens.slice(0, colon));
+  if (label.length > 4 || label.some((t) => t.side || t.kind !== "word")) return tokens;
+  if (contentTokens(tokens.slice(colon + 1)).length === 0) return tokens;
+  return tokens.map((t, i) => (i < colon && !t.stop ? { ...t, stop: true } : t));
+}
+
+/** A heading inside a section: a line ending in a colon, or a short line without a full stop above more lines. */
+function isHeading(sectionText: string, span: { end: number; text: string }): boolean {
+  const text = span.text.trim();
+  if (text.endsWith(":")) return true;
+  const rest = sectionText.slice(span.end);
+  const lineEnds = /^[^\S\n]*\n/.test(rest) && rest.trim() !== "";
+  return lineEnds && !/[.!?;)]$/.test(text) && !/\d/.test(text) && text.split(/\s+/).length <= 3;
+}
+
 export function checkLetter(input: CheckLetterInput): CheckLetterResult {
   const fixed = input.fixedText ? squash(input.fixedText) : "";
   const fixedNumbers = new Set<string>();
@@ -84,7 +107,8 @@ export function checkLetter(input: CheckLetterInput): CheckLetterResult {
       sectionIndex,
       index,
       span,
-      tokens: shift(tokenize(span.text), span.start),
+      heading: isHeading(section.text, span),
+      tokens: withoutLabel(shift(tokenize(span.text), span.start)),
     })),
   );
   const letterVocabulary = new Set<string>();
@@ -96,9 +120,10 @@ export function checkLetter(input: CheckLetterInput): CheckLetterResult {
   const numbers = numbersSaid(corpus);
   const splitVocabulary = new Set([...corpus.vocabulary, ...letterVocabulary]);
 
-  const sentences: CheckedSentence[] = pieces.map(({ sectionIndex, index, span, tokens }) => {
+  const sentences: CheckedSentence[] = pieces.map(({ sectionIndex, index, span, heading, tokens }) => {
     const base = { section: sectionIndex, index, start: span.start, end: span.end, text: span.text };
     const neutral =
+      heading ||
       isNoInformation(span.text) ||
       contentTokens(tokens).length === 0 ||
       (fixed !== "" && fixed.includes(squash(span.text)));

@@ -19,6 +19,7 @@ seinen seiner seit selbst sich sie sind so sollen sollte sollten sonst soweit so
 unter vom von vor war waren warum was weil welche welchem welchen welcher welches wenn wer werde werden wie wieder
 will wir wird wo wohl wollen würde würden zu zum zur zwar also äh ähm hm genau gut prima schön danke herr frau
 patient patientin patienten heute bzw ggf ca circa stellt vorgestellt berichtet gibt angegeben laut sowohl
+wurde wurden worden werde waere wäre bin bist wegen trotz während
 `;
 
 export const STOPWORDS_EN = `
@@ -31,7 +32,8 @@ us very was we well were what when where which while who whom why will with woul
 yes okay ok alright right um uh uhm mm hmm oh gon na wan na gonna wanna kinda sort kind thing things lot bit just
 sure good great thank thanks hi hello know think see go going get got let's i'm it's that's you're we're they're
 i've you've we've i'll you'll we'll i'd you'd he's she's there's what's dr mr mrs ms miss patient patients today
-reports reported report states stated notes noted presents presented per via regarding
+reports reported report states stated notes noted presents presented per via regarding endorses endorsed
+endorse endorsing admits admitted complains complained describes described
 `;
 
 /** Words that turn what follows (or, in spoken German, what precedes) into its opposite. */
@@ -39,6 +41,9 @@ export const NEGATION_CUES = `
 kein keine keinen keinem keiner keines nicht nichts ohne verneint verneinte verneinen nie niemals weder nein
 no not never none nothing without denies denied deny denying nor neither negative nope n't
 `;
+
+/** Words that open a condition: what follows is an instruction for a case, not a finding ("Bei Harnverhalt …"). */
+export const CONDITION_WORDS = `wenn falls sofern bei if should unless`;
 
 /** Words that end a negation's reach inside a sentence. */
 export const CONTRAST_WORDS = `aber jedoch sondern allerdings trotzdem but however although though except while whereas`;
@@ -543,7 +548,7 @@ export const SYNONYM_GROUPS: string[][] = [
   ],
   ["auskultatorisch", "abgehört", "abhören", "Auskultation", "auscultation", "listened", "listen"],
   ["unauffällig", "normal", "regelrecht", "unremarkable", "normal limits", "fine", "looks good", "clear", "gut"],
-  ["indolent", "schmerzlos", "nicht druckschmerzhaft", "painless", "nontender", "non-tender"],
+  ["indolent", "schmerzlos", "painless", "nontender", "non-tender"],
   ["Druckschmerz", "druckschmerzhaft", "druckdolent", "tenderness", "tender", "pain to palpation", "palpation"],
   ["rhythmisch", "regelmäßig", "regular", "regularly"],
   ["arrhythmisch", "unregelmäßig", "irregular", "irregularly"],
@@ -649,15 +654,7 @@ export const SYNONYM_GROUPS: string[][] = [
     "enlarged prostate",
     "BPH",
   ],
-  [
-    "Restharn",
-    "Restharnbildung",
-    "Restharngefühl",
-    "residual urine",
-    "post-void residual",
-    "incomplete emptying",
-    "nicht ganz leer",
-  ],
+  ["Restharn", "Restharnbildung", "Restharngefühl", "residual urine", "post-void residual", "incomplete emptying"],
   ["Harnverhalt", "Harnverhaltung", "urinary retention", "retention"],
   ["Harnstrahl", "Strahl", "urinary stream", "stream"],
   ["Startverzögerung", "pressen", "hesitancy", "straining", "strain"],

@@ -201,7 +201,7 @@ export function extractFacts(corpus: Corpus): Fact[] {
     tokens.forEach((t, i) => {
       if (!isCueOf(t, DIAGNOSIS_CUES)) return;
       const [, to] = clause(tokens, i);
-      const negated = negatedTokens(tokens);
+      const negated = negatedTokens(tokens, { spoken: true });
       const after = tokens.slice(i + 1, to + 1).filter((u, k) => !u.stop && u.kind === "word" && !negated[i + 1 + k]);
       const terms = rarest(corpus, after, 3);
       if (terms.length > 0) add("diagnosis", terms, textOf(segment.text, tokens, i, to), segment.id);

@@ -5,7 +5,9 @@
 
 import type { Corpus, CorpusSegment, Linking } from "./evidence";
 import { relatedKeys } from "./evidence";
+import { CONDITION_WORDS } from "./lexicon";
 import {
+  fold,
   isAnswerNo,
   isAnswerYes,
   isContrast,
@@ -22,10 +24,15 @@ export type FlagKind = "number" | "dose" | "date" | "side" | "negation" | "unsup
 export type Flag = { kind: FlagKind; start: number; end: number; text: string };
 
 const CLAUSE_END = new Set([".", ";", ":", "!", "?", "\n"]);
-/** Negations spoken after what they deny ("Blut habe ich nicht gesehen", "Brennen auch nicht"). */
-const TRAILING_CUES = new Set(["nicht", "nie", "niemals"]);
-/** How far a negation reaches forward, in content words ("denies chest pain, shortness of breath, or …"). */
-const SCOPE = 8;
+/** Negations spoken after what they deny ("Blut habe ich nicht gesehen", "Für Krebs gibt es keinen Hinweis"). */
+const TRAILING_CUES = new Set(["nicht", "nie", "niemals", "nichts", "kein", "keine", "keinen", "keiner"]);
+/**
+ * How far a negation reaches forward, in content words. Written lists carry one cue across their items
+ * ("denies chest pain, shortness of breath, or swelling"); speech repeats the cue ("kein Fieber und kein
+ * Husten") and runs on after a comma into what is not denied, so there the reach is short and ends at a comma.
+ */
+const WRITTEN_SCOPE = 8;
+const SPOKEN_SCOPE = 2;
 /** How many content words may stand before a trailing "nicht" in its clause and still be denied by it. */
 const TRAILING_SCOPE = 3;
 
@@ -35,22 +42,28 @@ function isContent(t: Token): boolean {
   return !t.stop && t.kind !== "punct";
 }
 
-/** Which tokens a negation covers, by the same rules for letter and transcript. */
-export function negatedTokens(tokens: Token[]): boolean[] {
+/** Which tokens a negation covers; `spoken` for transcript text (see WRITTEN_SCOPE). */
+export function negatedTokens(tokens: Token[], options: { spoken?: boolean } = {}): boolean[] {
   const negated = tokens.map(() => false);
+  const scope = options.spoken ? SPOKEN_SCOPE : WRITTEN_SCOPE;
   for (let i = 0; i < tokens.length; i++) {
     const t = tokens[i]!;
     if (!t.negation) continue;
     let reach = 0;
-    for (let j = i + 1; j < tokens.length && reach < SCOPE; j++) {
+    for (let j = i + 1; j < tokens.length && reach < scope; j++) {
       const u = tokens[j]!;
-      if ((u.kind === "punct" && CLAUSE_END.has(u.surface)) || isContrast(u)) break;
+      if (
+        (u.kind === "punct" && (CLAUSE_END.has(u.surface) || (options.spoken && u.surface === ","))) ||
+        isContrast(u)
+      ) {
+        break;
+      }
       if (isContent(u)) {
         negated[j] = true;
         reach++;
       }
     }
-    if (TRAILING_CUES.has(t.surface.toLowerCase())) {
+    if (TRAILING_CUES.has(fold(t.surface))) {
       const before: number[] = [];
       for (let j = i - 1; j >= 0; j--) {
         const u = tokens[j]!;
@@ -62,6 +75,27 @@ export function negatedTokens(tokens: Token[]): boolean[] {
   }
   return negated;
 }
+
+/** Per token: inside a clause that opens with a condition ("Bei Harnverhalt …", "if the pain persists"). */
+function inCondition(tokens: Token[]): boolean[] {
+  const result = tokens.map(() => false);
+  let open = false;
+  let clauseStart = true;
+  for (let i = 0; i < tokens.length; i++) {
+    const t = tokens[i]!;
+    if (t.kind === "punct") {
+      if (CLAUSE_END.has(t.surface)) open = false;
+      clauseStart = CLAUSE_END.has(t.surface) || t.surface === ",";
+      continue;
+    }
+    if (clauseStart && CONDITIONS.has(fold(t.surface))) open = true;
+    clauseStart = false;
+    result[i] = open;
+  }
+  return result;
+}
+
+const CONDITIONS = new Set(CONDITION_WORDS.split(/\s+/).filter(Boolean));
 
 /** Per token: inside a clause that ends with a question mark. */
 function inQuestion(tokens: Token[]): boolean[] {
@@ -92,10 +126,21 @@ type Occurrence = { polarity: Polarity };
 /** Polarity of every token of every segment, computed once per consultation. */
 export function segmentPolarities(corpus: Corpus): Polarity[][] {
   return corpus.segments.map((segment, index) => {
-    const negated = negatedTokens(segment.tokens);
+    const negated = negatedTokens(segment.tokens, { spoken: true });
     const question = inQuestion(segment.tokens);
     const answer = question.some(Boolean) ? answerOf(corpus.segments[index + 1], segment) : "unknown";
-    return segment.tokens.map((_, i) => (negated[i] ? "negated" : question[i] ? answer : "affirmed"));
+    // A question's words take the answer's polarity ("… nicht ganz leer ist?" — "Ja, oft.").
+    return segment.tokens.map((_, i) =>
+      question[i]
+        ? answer !== "unknown"
+          ? answer
+          : negated[i]
+            ? "negated"
+            : "unknown"
+        : negated[i]
+          ? "negated"
+          : "affirmed",
+    );
   });
 }
 
@@ -156,8 +201,41 @@ function flag(kind: FlagKind, token: Token, text: string): Flag {
   return { kind, start: token.start, end: token.end, text: text.slice(token.start, token.end) };
 }
 
-function sideOf(t: Token): Side | undefined {
-  return t.side;
+const GENERIC_ANCHORS = new Set(["side", "seite", "seit", "sid"]);
+
+/** The body part a side word qualifies: the keys of the next content words ("left lower quadrant", "linken Arm"). */
+function anchorOf(tokens: Token[], i: number): Set<string> {
+  const anchor = new Set<string>();
+  let taken = 0;
+  for (let j = i + 1; j < tokens.length && taken < 3; j++) {
+    const u = tokens[j]!;
+    if (u.kind === "punct" && u.surface !== "-") break;
+    if (u.stop || u.side || u.kind !== "word" || GENERIC_ANCHORS.has(u.key)) continue;
+    anchor.add(u.key);
+    for (const a of u.alts) anchor.add(a);
+    taken++;
+  }
+  return anchor;
+}
+
+/** The sides the given segments name for a body part sharing a key with `anchor`. */
+function sidesOf(corpus: Corpus, segments: number[], anchor: Set<string>): Set<Side> {
+  const sides = new Set<Side>();
+  if (anchor.size === 0) return sides;
+  for (const s of segments) {
+    const tokens = corpus.segments[s]!.tokens;
+    tokens.forEach((u, i) => {
+      if (!u.side) return;
+      const other = anchorOf(tokens, i);
+      for (const k of other) {
+        if (anchor.has(k)) {
+          sides.add(u.side);
+          return;
+        }
+      }
+    });
+  }
+  return sides;
 }
 
 /** Every flag for one sentence, in the order of the letter's words. */
@@ -213,31 +291,45 @@ export function checkSentence(input: CheckInput, sectionText: string): Flag[] {
 
   if (!supported) return finish(flags, linking, corpus, sectionText);
 
-  // Sides: the side the letter names against the sides said where its evidence is.
+  // Sides: the side the letter names against the sides said of the same body part ("left knee" / "right knee")
+  // near its evidence, then anywhere; failing both, against the sides said near its evidence at all.
   const nearSides = new Set<Side>();
   for (const s of near) for (const u of corpus.segments[s]!.tokens) if (u.side) nearSides.add(u.side);
   const allSides = input.sides;
-  for (const t of tokens) {
-    const side = sideOf(t);
-    if (!side) continue;
-    if (side === "both") {
-      if (nearSides.size > 0 && !nearSides.has("both") && nearSides.size === 1)
-        flags.push(flag("side", t, sectionText));
-      continue;
+  tokens.forEach((t, i) => {
+    const side = t.side;
+    if (!side) return;
+    const anchor = anchorOf(tokens, i);
+    let said = sidesOf(corpus, near, anchor);
+    if (said.size === 0)
+      said = sidesOf(
+        corpus,
+        corpus.segments.map((_, k) => k),
+        anchor,
+      );
+    const opposite: Side | undefined = side === "left" ? "right" : side === "right" ? "left" : undefined;
+    if (said.size > 0) {
+      const fits = said.has(side) || (side !== "both" && said.has("both")) || (side === "both" && said.size > 1);
+      if (!fits) flags.push(flag("side", t, sectionText));
+      return;
     }
-    const opposite: Side = side === "left" ? "right" : "left";
+    if (side === "both") {
+      if (nearSides.size === 1 && !nearSides.has("both")) flags.push(flag("side", t, sectionText));
+      return;
+    }
     if (nearSides.size > 0) {
-      if (!nearSides.has(side) && !nearSides.has("both") && nearSides.has(opposite))
+      if (!nearSides.has(side) && !nearSides.has("both") && nearSides.has(opposite!))
         flags.push(flag("side", t, sectionText));
-    } else if (!allSides.has(side) && allSides.has(opposite)) flags.push(flag("side", t, sectionText));
-  }
+    } else if (!allSides.has(side) && allSides.has(opposite!)) flags.push(flag("side", t, sectionText));
+  });
 
   // Negations: a word the letter denies that the consultation only affirms, or the other way round.
   const letterNegated = negatedTokens(tokens);
+  const conditional = inCondition(tokens);
   const unitByToken = new Map(linking.units.map((u) => [u.token, u]));
   tokens.forEach((t, i) => {
     const unit = unitByToken.get(t);
-    if (!unit || t.kind !== "word" || t.side) return;
+    if (!unit || t.kind !== "word" || t.side || conditional[i]) return;
     const letterPolarity: Polarity = letterNegated[i] ? "negated" : "affirmed";
     const keys = new Set(unit.keys);
     const occurrences: Occurrence[] = [];
