@@ -35,9 +35,15 @@ function expectedSize(partNumber: number, partSize: number, partCount: number, f
 }
 
 /** Starts a slot with an open multipart upload; the client then asks for part URLs. */
-export async function startMultipartUpload(args: SlotRequest & { fileSize: unknown }) {
-  const size = typeof args.fileSize === "number" ? args.fileSize : Number.NaN;
-  if (!Number.isSafeInteger(size) || size < 0) throw new DomainError("invalid", "recordings:errors.fileSizeRequired");
+/** The door's reading of upload-parts/start's `file_size`: a whole number of bytes, never text read as one. */
+export function fileSizeFrom(value: unknown): number {
+  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 0)
+    throw new DomainError("invalid", "recordings:errors.fileSizeRequired");
+  return value;
+}
+
+export async function startMultipartUpload(args: SlotRequest & { fileSize: number }) {
+  const size = args.fileSize;
   if (size === 0) throw audioRejected(EMPTY_FILE_MESSAGE);
   if (size > MAX_AUDIO_BYTES) throw audioRejected(tooLargeMessage(size));
   const plan = planSlot(args);
