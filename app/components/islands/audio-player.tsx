@@ -1,18 +1,10 @@
 import { useEffect, useRef, useState } from "react";
 import { useTranslation } from "react-i18next";
+import { clock } from "~/components/ui/clock";
 
 // SPEC §2 "Audio player modal": restart, play/pause, mute, volume, seek bar,
 // current and total time. An island: the page hydrates only while it is open,
 // and without JavaScript the same dialog shows the native <audio controls>.
-
-function clock(seconds: number) {
-  if (!Number.isFinite(seconds) || seconds < 0) return "0:00";
-  const s = Math.floor(seconds);
-  const h = Math.floor(s / 3600);
-  const m = Math.floor((s % 3600) / 60);
-  const rest = String(s % 60).padStart(2, "0");
-  return h > 0 ? `${h}:${String(m).padStart(2, "0")}:${rest}` : `${m}:${rest}`;
-}
 
 const control = "rounded-md border border-slate-300 px-3 py-1.5 text-sm text-slate-700 hover:bg-slate-50";
 
