@@ -23,6 +23,7 @@ import { PaginationNav } from "~/components/ui/pagination-nav";
 import { loadPage, withPage } from "~/services/web/pagination";
 import { isUnknownIntent } from "~/components/forms/fields";
 import { INTENT, transcriptionListActionSchema } from "./schema";
+import { viewerPath } from "./paths";
 
 // SPEC §2 "Transcriptions section": recordings with a completed transcript, their letter status (SPEC §4) and
 // "Create letter". The viewer is the nested route below (a server-rendered modal). While a letter is being
@@ -34,11 +35,6 @@ export const handle: RouteHandle = {
 };
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data?.title ?? "Skribent" }];
-
-/** The viewer's address: the transcript key without its leading "transcripts/" (as SPEC §7 does). */
-export function viewerPath(transcriptKey: string) {
-  return `/transcriptions/${transcriptKey.replace(/^transcripts\//, "")}`;
-}
 
 export async function loader({ request }: LoaderFunctionArgs) {
   const user = await requireUser(request);
