@@ -15,6 +15,7 @@ import * as m0013 from "./0013_list_pages";
 import * as m0014 from "./0014_session_list";
 import * as m0015 from "./0015_recording_consent";
 import * as m0016 from "./0016_letter_release";
+import * as m0019 from "./0019_letter_confirmations";
 
 // Static imports: kysely's FileMigrationProvider cannot import .ts under plain
 // Node (STACK-NOTES pitfall 5). Append new migrations here, in order.
@@ -35,4 +36,5 @@ export const migrations: Record<string, Migration> = {
   "0014_session_list": m0014,
   "0015_recording_consent": m0015,
   "0016_letter_release": m0016,
+  "0019_letter_confirmations": m0019,
 };

@@ -283,3 +283,14 @@ export async function setLetterTags(args: { ownerId: string; recordingId: string
     .where("recording_id", "=", args.recordingId)
     .execute();
 }
+
+/** The versions a model wrote (generated, redone, refined on request): what the evidence check holds to account. */
+export async function listMachineWrittenContent(args: { ownerId: string; letterId: string }) {
+  return getDb()
+    .selectFrom("letter_versions")
+    .where("owner_id", "=", args.ownerId)
+    .where("letter_id", "=", args.letterId)
+    .where("kind", "in", ["generated", "redo", "refined"])
+    .select(["version", "content"])
+    .execute();
+}

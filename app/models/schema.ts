@@ -192,6 +192,16 @@ export interface LetterProposalsTable {
   decided_at: Timestamp | null;
 }
 
+/** A doctor's confirmation of one evidence flag on one wording of a sentence (migration 0019, issue 24). */
+export interface LetterConfirmationsTable {
+  id: Generated<string>;
+  letter_id: string;
+  owner_id: string;
+  sentence_hash: string;
+  flag_kind: string;
+  confirmed_at: CreatedAt;
+}
+
 export interface SavedPromptsTable {
   id: Generated<string>;
   owner_id: string;
@@ -251,6 +261,7 @@ export interface Database {
   letter_versions: LetterVersionsTable;
   letter_jobs: LetterJobsTable;
   letter_proposals: LetterProposalsTable;
+  letter_confirmations: LetterConfirmationsTable;
   saved_prompts: SavedPromptsTable;
   live_sessions: LiveSessionsTable;
   live_audio: LiveAudioTable;

@@ -16,7 +16,7 @@ import { getDb } from "~/models/db.server";
 import { createI18n, languageCookie } from "~/services/web/i18n.server";
 import { makeStorageKey } from "~/services/storage/storage.server";
 import { callRoute, request } from "../setup/app";
-import { seedTranscribedRecording } from "./letter-fixtures";
+import { seedTranscribedRecording, type SpokenLine } from "./letter-fixtures";
 
 // The letter screens' test world (letter-screens-*.test.ts): the Arztbriefe and Transcriptions routes as Remix
 // nests them, rendered to HTML the way the server renders them (no JavaScript), forms posted in English, and
@@ -133,11 +133,13 @@ export async function seedLetter(
     templateId?: string | null;
     language?: string;
     displayName?: string;
+    /** The consultation the letter was written from (LINES when not given). */
+    lines?: SpokenLine[];
   } = {},
 ) {
   const recording = await seedTranscribedRecording({
     ownerId,
-    lines: LINES,
+    lines: options.lines ?? LINES,
     templateId: options.templateId === undefined ? "soap" : options.templateId,
     fileName: "Visite.wav",
   });

@@ -4,7 +4,7 @@ import { json, redirect, type ActionFunctionArgs } from "@remix-run/node";
 import { isUnknownIntent } from "~/components/forms/fields";
 import type { AuditOutcome } from "~/services/audit/audit.server";
 import { auditLetter, auditPrompt } from "~/services/audit/events.server";
-import { DomainError } from "~/services/web/domain-error.server";
+import { DomainError, statusFor } from "~/services/web/domain-error.server";
 import { getFixedTFor, getLanguage } from "~/services/web/i18n.server";
 import {
   baseVersionFrom,
@@ -16,6 +16,7 @@ import {
 } from "~/services/letters/editing.server";
 import { decideRefinement, instructionFrom, proposeRefinement } from "~/services/letters/refinement.server";
 import { toStructuredContent } from "~/services/letters/letter-content";
+import { confirmFlag, proposeOmission } from "~/services/letters/letter-evidence.server";
 import { LlmError } from "~/services/llm/types";
 import {
   listPrompts,
@@ -52,6 +53,11 @@ function httpStatus(error: unknown) {
   return error instanceof LlmError ? 502 : 400;
 }
 
+/** A check's failure: an expected one through the one mapping; anything else never reaches here (messageOf). */
+function failureKind(error: unknown) {
+  return error instanceof DomainError ? error.kind : "invalid";
+}
+
 function done(to: string, toast: Toast) {
   return redirectWithToast(to, toast);
 }
@@ -73,6 +79,44 @@ type Intent<I extends EditorIntent = EditorIntent> = (
 ) => Promise<Response>;
 
 const intents: { [I in EditorIntent]: Intent<I> } = {
+  // The check (issue 24): the doctor confirms a flag as right. The audit row says which kind of flag on which
+  // letter, never the sentence.
+  async confirmFlag({ user, key, form, request }) {
+    const action = `letter.confirm.${form.flag}` as const;
+    try {
+      await confirmFlag({ userId: user.id, key, hash: form.sentence, kind: form.flag });
+      await auditLetter(request, user.id, action, key);
+      return done(`${editorUrl(key)}?check=1`, { type: "success", key: "letters:toast.flagConfirmed" });
+    } catch (error) {
+      await auditLetter(request, user.id, action, key, "failure");
+      return fail({ form: "check", error: await messageOf(request, error) }, statusFor(failureKind(error)));
+    }
+  },
+
+  // A listed omission becomes a proposal to accept or reject, as a refinement's does.
+  async proposeOmission({ user, key, letter, form, request }) {
+    const audited = (outcome: AuditOutcome) => auditLetter(request, user.id, "letter.omission.propose", key, outcome);
+    try {
+      requireIdle(letter);
+      const t = await getFixedTFor(await getLanguage(request), ["letters"]);
+      const { id } = await proposeOmission({
+        userId: user.id,
+        key,
+        index: form.omission,
+        query: (omission) =>
+          t("letters:evidence.proposalQuery", {
+            kind: t(`letters:evidence.kind.${omission.kind}`),
+            text: omission.text,
+          }),
+      });
+      await audited("success");
+      return done(`${editorUrl(key)}?proposal=${id}`, { type: "success", key: "letters:toast.omissionProposed" });
+    } catch (error) {
+      await audited("failure");
+      return fail({ form: "check", error: await messageOf(request, error) }, statusFor(failureKind(error)));
+    }
+  },
+
   async save({ user, key, letter, form, request }) {
     const titles = form.title;
     // Browsers send textarea line breaks as CRLF; the letter keeps LF, so an untouched section stays equal.

@@ -16,6 +16,9 @@ import {
   sectionsOf,
   type SectionChange,
 } from "~/services/letters/letter-content";
+import { letterEvidence, type LetterEvidence } from "~/services/letters/letter-evidence.server";
+import { getPlaybackUrl } from "~/services/recordings/playback.server";
+import { viewerPath } from "~/routes/_app.transcriptions/paths";
 import { listPrompts, MAX_PROMPT_TITLE, MAX_PROMPTS } from "~/services/letters/saved-prompts.server";
 import { requireUser, type SessionUser } from "~/services/web/session.server";
 import { LANGUAGE_MISSING, notFound, type Letter } from "./editor-access.server";
@@ -49,6 +52,7 @@ function modeOf(url: URL) {
   if (url.searchParams.has("proposal")) return "proposal" as const;
   if (url.searchParams.has("compare")) return "compare" as const;
   if (url.searchParams.has("versions")) return "versions" as const;
+  if (url.searchParams.has("check")) return "check" as const;
   return "edit" as const;
 }
 
@@ -78,6 +82,20 @@ async function history(user: SessionUser, letter: Letter, compare: string | null
   };
 }
 
+function auditAction(mode: ReturnType<typeof modeOf>) {
+  if (mode === "edit") return "letter.read" as const;
+  if (mode === "check") return "letter.evidence.read" as const;
+  return `letter.${mode}.read` as const;
+}
+
+/** The check's page: the evidence, where its sources are in the transcript view, and the audio to hear them. */
+async function checkView(user: SessionUser, letter: Letter, evidence: LetterEvidence | null) {
+  if (!evidence) return { evidence: null, transcriptPath: null, audioUrl: null };
+  // The audio may be gone (deleted after release, by retention): the sources still link to the transcript.
+  const audioUrl = await getPlaybackUrl({ userId: user.id, key: letter.metadata.source_key }).catch(() => null);
+  return { evidence, transcriptPath: viewerPath(evidence.transcriptKey), audioUrl };
+}
+
 export async function loadEditor({ request, params }: Args) {
   const user = await requireUser(request);
   const language = await getLanguage(request);
@@ -100,7 +118,7 @@ export async function loadEditor({ request, params }: Args) {
   const asked = url.searchParams.get("view");
   // SPEC §2: plain-text letters open in the text view only; otherwise the remembered choice.
   const view = plain ? "text" : isLetterView(asked) ? asked : ((await readViewPreference(request)) ?? "structured");
-  const [prompts, proposal, past] = await Promise.all([
+  const [prompts, proposal, past, evidence] = await Promise.all([
     listPrompts({ userId: user.id }),
     mode === "proposal"
       ? getProposal({ userId: user.id, key: letter.key, id: url.searchParams.get("proposal") ?? "" }).catch(notFound)
@@ -108,8 +126,10 @@ export async function loadEditor({ request, params }: Args) {
     mode === "versions" || mode === "compare"
       ? history(user, letter, mode === "compare" ? url.searchParams.get("compare") : null)
       : null,
+    // The header counts what is left to verify in every mode; the check shows it all (issue 24).
+    letterEvidence({ userId: user.id, key: letter.key }),
   ]);
-  await auditLetter(request, user.id, mode === "edit" ? "letter.read" : `letter.${mode}.read`, letter.key);
+  await auditLetter(request, user.id, auditAction(mode), letter.key);
   const headers = isLetterView(asked) && !plain ? { "Set-Cookie": await rememberView(asked) } : undefined;
   return json(
     {
@@ -157,6 +177,8 @@ export async function loadEditor({ request, params }: Args) {
         : null,
       versions: past?.versions ?? null,
       compare: past?.compare ?? null,
+      evidenceCounts: evidence?.counts ?? null,
+      check: mode === "check" ? await checkView(user, letter, evidence) : null,
     },
     { headers },
   );

@@ -16,6 +16,7 @@ import { Spinner } from "./letter-status";
 import { deleteUrl, editorUrl, redoUrl } from "./paths";
 import type { EditorActionData } from "./types";
 import { INTENT } from "./schema";
+import { EvidenceSummary, EvidenceView } from "./evidence-view";
 
 // SPEC §2 letter editor: a server-rendered modal over the Arztbriefe list at /arztbriefe/<key without
 // "arztbriefe/">. Structured view (one box per section, saved as a new version) or read-only text view, the
@@ -108,6 +109,7 @@ export default function LetterEditor() {
             <span className="text-xs text-slate-500">{t("editor.releaseHelp")}</span>
           </Form>
         ) : null}
+        <EvidenceSummary counts={data.evidenceCounts} to={`${base}?check=1`} />
         {typeof data.consent === "string" ? (
           <p className="text-xs text-slate-600" data-consent="documented">
             {data.consent}
@@ -148,6 +150,9 @@ export default function LetterEditor() {
           <Tab to={`${base}?view=text`} active={editing && data.view === "text"} action="view-text">
             {t("editor.text")}
           </Tab>
+          <Tab to={`${base}?check=1`} active={data.mode === "check"} action="check">
+            {t("evidence.tab")}
+          </Tab>
           <Tab to={`${base}?versions=1`} active={data.mode === "versions" || data.mode === "compare"} action="versions">
             {t("editor.versions", { count: data.version })}
           </Tab>
@@ -174,6 +179,13 @@ export default function LetterEditor() {
                 current={data.version}
                 language={language}
                 basePath={base}
+                busy={data.busy}
+              />
+            ) : data.mode === "check" && data.check ? (
+              <EvidenceView
+                evidence={data.check.evidence}
+                transcriptPath={data.check.transcriptPath}
+                audioUrl={data.check.audioUrl}
                 busy={data.busy}
               />
             ) : data.mode === "versions" && data.versions ? (

@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { intentForms, nullableTextField, textField, textListField } from "~/components/forms/fields";
+import { firstOf, intentForms, nullableTextField, textField, textListField } from "~/components/forms/fields";
+import { FLAG_KINDS } from "~/services/evidence/flag-kinds";
 
 // The letter editor's forms (issue 23): one schema, read by the action, whose intents name the buttons of the
 // editor, the refinement panel, the proposal and the version history. What the fields must hold (an instruction,
@@ -17,6 +18,8 @@ export const INTENT = {
   accept: "accept",
   reject: "reject",
   restore: "restore",
+  confirmFlag: "confirmFlag",
+  proposeOmission: "proposeOmission",
 } as const;
 
 export type EditorIntent = (typeof INTENT)[keyof typeof INTENT];
@@ -47,6 +50,10 @@ export const editorActionSchema = intentForms([
   z.object({ intent: z.literal(INTENT.accept), proposalId: textField() }),
   z.object({ intent: z.literal(INTENT.reject), proposalId: textField() }),
   z.object({ intent: z.literal(INTENT.restore), version: textField() }),
+  // The check (issue 24): a flag of a sentence, named by its wording's hash, confirmed as right; an omission, by its
+  // place in the list, turned into a proposal.
+  z.object({ intent: z.literal(INTENT.confirmFlag), sentence: textField(), flag: firstOf(z.enum(FLAG_KINDS)) }),
+  z.object({ intent: z.literal(INTENT.proposeOmission), omission: firstOf(z.coerce.number().int().min(0).max(1000)) }),
 ]);
 
 export type EditorForm = z.infer<typeof editorActionSchema>;

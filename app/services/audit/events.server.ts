@@ -1,3 +1,4 @@
+import type { FlagKind } from "~/services/evidence/strict-checks";
 import { audit, type AuditOutcome } from "./audit.server";
 
 // One helper per kind of thing an audit row is about (issue 23): the entity type is fixed by the helper, the action
@@ -69,7 +70,10 @@ export type LetterAction =
   | "letter.proposal.reject"
   | "letter.release"
   | "letter.redo"
-  | "letter.delete";
+  | "letter.delete"
+  | "letter.evidence.read"
+  | `letter.confirm.${FlagKind}`
+  | "letter.omission.propose";
 
 export function auditLetter(
   request: Caller,

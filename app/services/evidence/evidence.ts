@@ -243,6 +243,12 @@ function segmentCredits(corpus: Corpus, units: Unit[]): Map<number, number[]> {
   return credits;
 }
 
+function questionsIn(corpus: Corpus, w: Window) {
+  let n = 0;
+  for (let s = w.from; s <= w.to; s++) if (corpus.segments[s]!.question) n++;
+  return n;
+}
+
 /** The windows of the consultation that hold the most of the sentence, chosen greedily. */
 export function linkSentence(corpus: Corpus, units: Unit[]): Linking {
   const total = units.reduce((sum, u) => sum + u.weight, 0);
@@ -284,8 +290,13 @@ export function linkSentence(corpus: Corpus, units: Unit[]): Linking {
         if (v > best[k]!) gain += (v - best[k]!) * units[k]!.weight;
       });
       gain /= total;
-      // Smaller windows win ties: the answer alone rather than the answer and two neighbours.
-      if (gain > pickGain + 1e-9 || (pick && Math.abs(gain - pickGain) < 1e-9 && w.to - w.from < pick.to - pick.from)) {
+      // Smaller windows win ties: the answer alone rather than the answer and two neighbours; between windows of one
+      // size, the one with fewer questions — "Hatten Sie Fieber?" holds the words, "Nein, kein Fieber" the fact.
+      const tie = pick && Math.abs(gain - pickGain) < 1e-9;
+      const smaller = tie && w.to - w.from < pick!.to - pick!.from;
+      const fewerQuestions =
+        tie && w.to - w.from === pick!.to - pick!.from && questionsIn(corpus, w) < questionsIn(corpus, pick!);
+      if (gain > pickGain + 1e-9 || smaller || fewerQuestions) {
         pick = w;
         pickGain = gain;
       }

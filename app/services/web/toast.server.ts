@@ -61,6 +61,8 @@ export const toastKeys = [
   "letters:toast.restored",
   "letters:toast.promptSaved",
   "letters:toast.promptDeleted",
+  "letters:toast.flagConfirmed",
+  "letters:toast.omissionProposed",
   "account:admin.deletedOne",
   "account:admin.deletedMany",
   "account:sessions.ended",

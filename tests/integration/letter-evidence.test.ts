@@ -1,0 +1,206 @@
+import { describe, expect, it } from "vitest";
+import { action as editorAction } from "~/routes/_app.arztbriefe.$/route";
+import { getDb } from "~/models/db.server";
+import type { StoredLetterContent } from "~/models/schema";
+import { page, post, seedLetter, versionsOf } from "../support/letter-screens";
+import { setupTestApp, signedInUser } from "../setup/app";
+import { expectConsoleError } from "../setup/console";
+
+// The letter editor's check (issue 24), on the server path without JavaScript: every sentence with the transcript
+// segments it rests on, the flags the independent checker raises (no support; a dose that differs), the facts the
+// letter left out, a doctor's confirmation of a flag, an omission turned into a proposal, and the doctor's own
+// wording shown as not checked. Letters are inserted through the models (no language model needed).
+setupTestApp();
+
+const CONSULTATION = [
+  { speaker: "S1" as const, text: "Welche Medikamente nehmen Sie im Moment?" },
+  { speaker: "S2" as const, text: "Ramipril 5 Milligramm morgens, sonst nichts." },
+  { speaker: "S1" as const, text: "Hatten Sie Fieber oder Husten?" },
+  { speaker: "S2" as const, text: "Nein, kein Fieber und kein Husten." },
+  { speaker: "S1" as const, text: "Haben Sie Allergien gegen Medikamente?" },
+  { speaker: "S2" as const, text: "Ja, gegen Penicillin, da hatte ich einen Ausschlag." },
+];
+
+const LETTER: StoredLetterContent = {
+  structured_output: [
+    { Anamnese: "Kein Fieber, kein Husten. Seit zwei Wochen Rückenschmerzen nach einem Sturz." },
+    { Medikation: "Ramipril 10 mg morgens." },
+    { Allergien: "Keine Informationen gefunden" },
+  ],
+};
+
+async function letterForCheck(email: string) {
+  const { user, cookie } = await signedInUser({ email });
+  const letter = await seedLetter(user.id, { content: LETTER, lines: CONSULTATION });
+  return { user, cookie, letter };
+}
+
+/** The check's item of the sentence with this text: its status, flags and sources. */
+function sentence(html: string, text: string) {
+  const item = html
+    .split(/(?=<li [^>]*data-sentence=)/)
+    .slice(1)
+    .map((chunk) => chunk.split("</ol></section>")[0]!)
+    .find((chunk) => chunk.includes(`>${text}<`));
+  expect(item, `sentence “${text}” on the page`).toBeDefined();
+  return item!;
+}
+
+function confirmationsOf(letterKey: string) {
+  return getDb()
+    .selectFrom("letter_confirmations")
+    .innerJoin("letters", "letters.id", "letter_confirmations.letter_id")
+    .where("letters.storage_key", "=", letterKey)
+    .select(["letter_confirmations.flag_kind", "letter_confirmations.sentence_hash"])
+    .execute();
+}
+
+describe("the letter check", () => {
+  it("counts what is left to verify in the editor's header and links to the check", async () => {
+    const { cookie, letter } = await letterForCheck("check-header@praxis.example");
+    const { status, html } = await page(letter.editor, cookie);
+    expect(status).toBe(200);
+    expect(html).toContain('data-evidence-summary="open"');
+    expect(html).toContain("1 statement without evidence");
+    expect(html).toContain("1 differing detail");
+    expect(html).toMatch(/possible omission/);
+    expect(html).toContain(`href="${letter.editor}?check=1"`);
+  });
+
+  it("shows each sentence with its sources in the transcript, and flags the unsupported one and the changed dose", async () => {
+    const { cookie, letter } = await letterForCheck("check-view@praxis.example");
+    const { status, html } = await page(`${letter.editor}?check=1`, cookie);
+    expect(status).toBe(200);
+    const transcriptPath = `/transcriptions/${letter.transcriptKey.replace(/^transcripts\//, "")}`;
+
+    const fever = sentence(html, "Kein Fieber, kein Husten.");
+    expect(fever).toContain('data-status="supported"');
+    // The patient's answer (turn 3, paragraph 0) is where it was said.
+    expect(fever).toContain(`href="${transcriptPath}#seg-t3p0"`);
+    expect(fever).toContain("Nein, kein Fieber und kein Husten.");
+    expect(fever).not.toContain("data-flag");
+
+    const invented = sentence(html, "Seit zwei Wochen Rückenschmerzen nach einem Sturz.");
+    expect(invented).toContain('data-status="unsupported"');
+    expect(invented).toContain('data-flag="unsupported"');
+
+    const dose = sentence(html, "Ramipril 10 mg morgens.");
+    expect(dose).toContain('data-flag="dose"');
+    expect(dose).toContain(`href="${transcriptPath}#seg-t1p0"`);
+
+    // Allergies: the section says nothing although the patient named one.
+    expect(html).toContain('data-empty-section="Allergien"');
+  });
+
+  it("keeps a confirmed flag confirmed, counts it no longer, and audits which flag without the text", async () => {
+    const { user, cookie, letter } = await letterForCheck("check-confirm@praxis.example");
+    const before = await page(`${letter.editor}?check=1`, cookie);
+    const doseHash = /data-sentence="([0-9a-f]{32})"/.exec(sentence(before.html, "Ramipril 10 mg morgens."))![1]!;
+    const confirmed = await post(
+      editorAction,
+      `${letter.editor}?check=1`,
+      cookie,
+      { intent: "confirmFlag", sentence: doseHash!, flag: "dose" },
+      { "*": letter.path },
+    );
+    expect(confirmed.status).toBe(302);
+    expect(await confirmationsOf(letter.key)).toEqual([{ flag_kind: "dose", sentence_hash: doseHash }]);
+    const after = await page(`${letter.editor}?check=1`, cookie);
+    expect(sentence(after.html, "Ramipril 10 mg morgens.")).toContain("data-confirmed");
+    expect(after.html).not.toContain("differing detail");
+    expect(after.html).toContain("1 statement without evidence");
+
+    const rows = await getDb()
+      .selectFrom("audit_events")
+      .where("user_id", "=", user.id)
+      .where("action", "like", "letter.confirm.%")
+      .selectAll()
+      .execute();
+    expect(rows.map((r) => [r.action, r.entity_id, r.outcome])).toEqual([
+      ["letter.confirm.dose", letter.key, "success"],
+    ]);
+    expect(JSON.stringify(rows)).not.toContain("Ramipril");
+  });
+
+  it("refuses to confirm a wording the letter no longer has, with a message, and changes nothing", async () => {
+    const { cookie, letter } = await letterForCheck("check-stale@praxis.example");
+    const response = await post(
+      editorAction,
+      `${letter.editor}?check=1`,
+      cookie,
+      { intent: "confirmFlag", sentence: "0".repeat(32), flag: "dose" },
+      { "*": letter.path },
+    );
+    expect(response.status).toBe(404);
+    expect((await response.json()).error).toBe("This statement has changed meanwhile. The check was recalculated.");
+    expect(await confirmationsOf(letter.key)).toEqual([]);
+  });
+
+  it("shows the doctor's own wording as not checked, while the other sentences keep their sources", async () => {
+    const { cookie, letter } = await letterForCheck("check-edit@praxis.example");
+    const saved = await post(
+      editorAction,
+      letter.editor,
+      cookie,
+      {
+        intent: "save",
+        base_version: "1",
+        title: ["Anamnese", "Medikation", "Allergien"],
+        text: [
+          "Kein Fieber, kein Husten. Rückenschmerzen seit dem Umzug, laut Angehörigen.",
+          "Ramipril 10 mg morgens.",
+          "Keine Informationen gefunden",
+        ],
+      },
+      { "*": letter.path },
+    );
+    expect(saved.status).toBe(302);
+    const { html } = await page(`${letter.editor}?check=1`, cookie);
+    const own = sentence(html, "Rückenschmerzen seit dem Umzug, laut Angehörigen.");
+    expect(own).toContain('data-status="doctor"');
+    expect(own).toContain("Your wording – not checked");
+    expect(own).not.toContain("data-source");
+    expect(sentence(html, "Kein Fieber, kein Husten.")).toContain('data-status="supported"');
+    // The unsupported sentence was the model's; the doctor's replacement is not counted as one.
+    expect(html).not.toContain("statement without evidence");
+  });
+
+  it("turns a listed omission into a proposal for its section, and leaves the letter as it is", async () => {
+    const { cookie, letter } = await letterForCheck("check-omission@praxis.example");
+    const check = await page(`${letter.editor}?check=1`, cookie);
+    const forms = [...check.html.matchAll(/name="omission" value="(\d+)"/g)].map((m) => m[1]!);
+    if (forms.length === 0) {
+      // The allergy shows up as an empty section instead of a listed omission: nothing to propose from here.
+      expect(check.html).toContain('data-empty-section="Allergien"');
+      return;
+    }
+    const proposed = await post(
+      editorAction,
+      `${letter.editor}?check=1`,
+      cookie,
+      { intent: "proposeOmission", omission: forms[0]! },
+      { "*": letter.path },
+    );
+    expect(proposed.status).toBe(302);
+    expect(proposed.headers.get("Location")).toMatch(new RegExp(`^${letter.editor}\\?proposal=`));
+    expect(await versionsOf(letter.key)).toHaveLength(1);
+    const proposal = await page(proposed.headers.get("Location")!, cookie);
+    expect(proposal.html).toContain("Add omitted detail");
+  });
+
+  it("is another user's letter: a 404, nothing confirmed", async () => {
+    const { letter } = await letterForCheck("check-owner@praxis.example");
+    const other = await signedInUser({ email: "check-other@praxis.example" });
+    expectConsoleError();
+    expect((await page(`${letter.editor}?check=1`, other.cookie)).status).toBe(404);
+    const response = await post(
+      editorAction,
+      `${letter.editor}?check=1`,
+      other.cookie,
+      { intent: "confirmFlag", sentence: "0".repeat(32), flag: "dose" },
+      { "*": letter.path },
+    ).catch((thrown: unknown) => thrown as Response);
+    expect(response.status).toBe(404);
+    expect(await confirmationsOf(letter.key)).toEqual([]);
+  });
+});
