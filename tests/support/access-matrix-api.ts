@@ -23,6 +23,19 @@ export const apiRoutes: Record<string, Check> = {
       { method: "PUT", params: { "*": a.letterParam } },
     ),
   ]),
+  "api.arztbrief-evidence.$": owned(({ a }) => [
+    get(`/api/arztbrief-evidence/${a.letterParam}`, { "*": a.letterParam }),
+    send(
+      `/api/arztbrief-evidence/${a.letterParam}`,
+      { action: "confirm", sentence: "0".repeat(32), flag: "dose" },
+      { params: { "*": a.letterParam } },
+    ),
+    send(
+      `/api/arztbrief-evidence/${a.letterParam}`,
+      { action: "propose_omission", omission: 0 },
+      { params: { "*": a.letterParam } },
+    ),
+  ]),
   "api.arztbriefe": ownDataOnly(() => [get("/api/arztbriefe")]),
   "api.audio-playback.$": owned(({ a }) =>
     [a.recordingKey, a.uploadedKey].map((key) => get(`/api/audio-playback/${key}`, { "*": key })),

@@ -219,7 +219,7 @@ export function apiRoute<A extends { request: Request }>(handler: (args: A) => P
  */
 export const DETAIL_LANGUAGE_HEADER = "X-Skribent-Language";
 
-function detailLanguage(request: Request): Language {
+export function detailLanguage(request: Request): Language {
   const asked = request.headers.get(DETAIL_LANGUAGE_HEADER)?.trim().toLowerCase();
   return isLanguage(asked) ? asked : "en";
 }
