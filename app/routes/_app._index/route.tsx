@@ -124,7 +124,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
   await auditRecording(request, user.id, "recording.list");
   if (url.searchParams.has("play")) await auditRecording(request, user.id, "recording.play", dialogKey!);
   const dialog = url.searchParams.has("play")
-    ? ({ kind: "play", playbackUrl: await getPlaybackUrl({ userId: user.id, key: dialogKey }) } as const)
+    ? ({ kind: "play", playbackUrl: await getPlaybackUrl({ userId: user.id, key: dialogKey! }) } as const)
     : url.searchParams.has("edit")
       ? ({ kind: "edit" } as const)
       : url.searchParams.has("delete")

@@ -1,4 +1,4 @@
-import { recordingKeyFrom, requireAudio } from "./recordings.server";
+import { requireAudio } from "./recordings.server";
 import { getStorage } from "../storage/storage.server";
 
 // Playing a recording: a short-lived URL to its audio, served with the container's own type. Refused with a
@@ -20,8 +20,8 @@ export function playbackContentType(key: string) {
   return PLAYBACK_TYPES[/\.([a-z0-9]+)$/.exec(key)?.[1] ?? ""] ?? "application/octet-stream";
 }
 
-export async function getPlaybackUrl(args: { userId: string; key: unknown }) {
-  const recording = await requireAudio(args.userId, recordingKeyFrom(args.key));
+export async function getPlaybackUrl(args: { userId: string; key: string }) {
+  const recording = await requireAudio(args.userId, args.key);
   const contentType = PLAYBACK_TYPES[recording.audio_format ?? ""] ?? playbackContentType(recording.storage_key);
   return getStorage().createDownloadUrl({ key: recording.storage_key, contentType, expiresInSeconds: 300 });
 }
