@@ -49,12 +49,12 @@ export function canCreateLetter(status: LetterStatus) {
  */
 export async function createLetterIntent(args: {
   user: SessionUser;
-  sourceKey: unknown;
+  sourceKey: string;
   request: Request;
   redirectTo: string;
 }) {
   const created = (outcome: "success" | "failure") =>
-    auditRecording(args.request, args.user.id, "letter.create", String(args.sourceKey ?? ""), outcome);
+    auditRecording(args.request, args.user.id, "letter.create", args.sourceKey, outcome);
   meterCall(args.user.id, "medical-letter-v2");
   try {
     const result = await requestLetter({ userId: args.user.id, sourceKey: args.sourceKey, kind: "create" });

@@ -14,7 +14,7 @@ import { getDb } from "../../models/db.server";
 import { DomainError } from "../web/domain-error.server";
 import { sendWakeUp } from "../jobs/queue.server";
 import { hitRateLimit } from "../web/rate-limit.server";
-import { recordingKeyFrom, requireReady } from "../recordings/recordings.server";
+import { requireReady } from "../recordings/recordings.server";
 import { getUserStructure, listUserTemplates } from "../templates/templates.server";
 
 // Letter generation (issue 6, ADR 0012). A recording has one current letter. Creating it, or redoing it with
@@ -39,11 +39,11 @@ export function wake(jobId: string, options: { trx?: Tx; startAfterSeconds?: num
 /** The template a letter is written from: the one asked for, the recording's, or the user's first. */
 async function resolveTemplateId(args: {
   userId: string;
-  asked?: unknown;
+  asked?: string;
   recordingTemplate: string | null;
   language: string;
 }) {
-  if (typeof args.asked === "string" && args.asked.trim()) return args.asked.trim();
+  if (args.asked?.trim()) return args.asked.trim();
   if (args.recordingTemplate) return args.recordingTemplate;
   const templates = await listUserTemplates({ userId: args.userId, language: letterLanguage(args.language) });
   const first = templates.system[0] ?? templates.custom[0];
@@ -53,10 +53,10 @@ async function resolveTemplateId(args: {
 
 export type LetterRequest = {
   userId: string;
-  sourceKey: unknown;
+  sourceKey: string;
   /** "redo": a new letter from the stored transcript with another template; the current one becomes a version. */
   kind: "create" | "redo";
-  templateId?: unknown;
+  templateId?: string;
   /** The server's own auto-creation: not counted against the user's rate limit. */
   auto?: boolean;
 };
@@ -70,7 +70,7 @@ export const LETTERS_PER_HOUR = 30;
  * beyond the recording's key and the template's id: the transcript is the stored one.
  */
 export async function requestLetter(args: LetterRequest) {
-  const recording = await requireReady(args.userId, recordingKeyFrom(args.sourceKey));
+  const recording = await requireReady(args.userId, args.sourceKey);
   if (!args.auto) {
     const verdict = await hitRateLimit({
       bucket: `letter:${args.userId}`,

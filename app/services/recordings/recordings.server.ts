@@ -42,15 +42,6 @@ export function audioRejected(message: string) {
   return new DomainError("invalid", key, [], values);
 }
 
-/**
- * For the doors that still hand over an untyped key (the page routes' playback dialog, a letter request): a string,
- * or the refusal requireRecording gives a blank one. The JSON API parses its keys itself (api-fields' requiredKey).
- */
-export function recordingKeyFrom(key: unknown): string {
-  if (typeof key !== "string") throw new DomainError("invalid", "recordings:errors.fileKeyRequired");
-  return key;
-}
-
 export async function requireRecording(ownerId: string, key: string) {
   if (!key.trim()) throw new DomainError("invalid", "recordings:errors.fileKeyRequired");
   const recording = await findRecordingByKey({ ownerId, key: key.trim() });
