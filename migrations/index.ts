@@ -15,6 +15,8 @@ import * as m0013 from "./0013_list_pages";
 import * as m0014 from "./0014_session_list";
 import * as m0015 from "./0015_recording_consent";
 import * as m0016 from "./0016_letter_release";
+import * as m0017 from "./0017_transcript_versions";
+import * as m0018 from "./0018_user_vocabulary";
 import * as m0019 from "./0019_letter_confirmations";
 
 // Static imports: kysely's FileMigrationProvider cannot import .ts under plain
@@ -36,5 +38,7 @@ export const migrations: Record<string, Migration> = {
   "0014_session_list": m0014,
   "0015_recording_consent": m0015,
   "0016_letter_release": m0016,
+  "0017_transcript_versions": m0017,
+  "0018_user_vocabulary": m0018,
   "0019_letter_confirmations": m0019,
 };

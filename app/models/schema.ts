@@ -137,6 +137,33 @@ export interface TranscriptsTable {
   created_at: CreatedAt;
 }
 
+/** What a transcript version changed (migration 0017): the change itself, applied in order to the recognised one. */
+export type TranscriptVersionKind = "correction" | "confirmation" | "speakers";
+
+export interface TranscriptVersionsTable {
+  id: Generated<string>;
+  transcript_id: string;
+  owner_id: string;
+  version: number;
+  kind: TranscriptVersionKind;
+  /** A TranscriptChange (app/services/transcription/corrections.ts), as JSON. */
+  change: ColumnType<unknown, string, never>;
+  author_id: string | null;
+  created_at: CreatedAt;
+}
+
+/** The doctor's own vocabulary (migration 0018): terms corrected to, with what the engine heard instead. */
+export interface UserVocabularyTable {
+  id: Generated<string>;
+  owner_id: string;
+  language: "de" | "en";
+  content: string;
+  content_key: string;
+  sounds_like: ColumnType<string[], string | undefined, string>;
+  created_at: CreatedAt;
+  updated_at: Timestamp;
+}
+
 export interface LettersTable {
   id: Generated<string>;
   owner_id: string;
@@ -258,6 +285,8 @@ export interface Database {
   context_uploads: ContextUploadsTable;
   transcription_jobs: TranscriptionJobsTable;
   transcripts: TranscriptsTable;
+  transcript_versions: TranscriptVersionsTable;
+  user_vocabulary: UserVocabularyTable;
   letter_versions: LetterVersionsTable;
   letter_jobs: LetterJobsTable;
   letter_proposals: LetterProposalsTable;

@@ -1,5 +1,5 @@
 import type { ChatMessage } from "~/services/llm/types";
-import { joinWords, speakerLabel, type TranscriptDocument } from "~/services/speech/transcript-format";
+import { joinWords, speakerLabel, speakerTitle, type TranscriptDocument } from "~/services/speech/transcript-format";
 import { dataBlock, escapeDelimiters, type BlockAttributes, type BlockKind } from "./data-blocks";
 import { isNoInformation, noInformationText, type LetterLanguage, type LetterSection } from "./letter-content";
 import { sectionKey, type DocumentType } from "./letter-schema";
@@ -37,17 +37,28 @@ export function languageName(language: LetterLanguage): string {
 
 // ---- Transcript ----
 
-export type SpokenLine = { speakerNumber: number; text: string };
+/** `label`: the name the doctor gave the speaker (issue 24: "Ärztin/Arzt", "Patient/in", a name), when given. */
+export type SpokenLine = { speakerNumber: number; text: string; label?: string };
 
-/** One line per turn: "Sprecher 1: …" (labels in the transcript's language). */
+/** One line per turn: "Sprecher 1: …" (labels in the transcript's language), or the speaker's name. */
 export function transcriptLines(transcript: TranscriptDocument): SpokenLine[] {
   return transcript.turns
-    .map((turn) => ({ speakerNumber: turn.speaker_number, text: turn.paragraphs.map(joinWords).join(" ").trim() }))
+    .map((turn) => {
+      const label = speakerTitle(transcript, turn);
+      const text = turn.paragraphs.map(joinWords).join(" ").trim();
+      const numbered = label === speakerLabel(transcript.language_code, turn.speaker_number);
+      return { speakerNumber: turn.speaker_number, text, ...(numbered ? {} : { label }) };
+    })
     .filter((line) => line.text !== "");
 }
 
+/** A line's speaker as the prompt names it. */
+export function lineLabel(line: Pick<SpokenLine, "speakerNumber" | "label">, transcriptLanguage: string) {
+  return line.label ?? speakerLabel(transcriptLanguage, line.speakerNumber);
+}
+
 export function renderLines(lines: SpokenLine[], transcriptLanguage: string): string {
-  return lines.map((l) => `${speakerLabel(transcriptLanguage, l.speakerNumber)}: ${l.text}`).join("\n");
+  return lines.map((l) => `${lineLabel(l, transcriptLanguage)}: ${l.text}`).join("\n");
 }
 
 export function transcriptBlock(text: string, part?: { index: number; total: number }): string {
@@ -157,7 +168,8 @@ export function letterSystemMessage(
     `5. STYLE_EXAMPLE blocks, if any, are earlier letters by the same physician: follow their style (wording, ` +
       `length, abbreviations) but never take facts from them.`,
     `6. In the transcript, "Sprecher 1", "Sprecher 2" (or "Speaker 1", …) mark who speaks; the numbers do not ` +
-      `say who is the clinician.`,
+      `say who is the clinician. A role or name in their place ("Ärztin/Arzt", "Patient/in", "Angehörige/r", ` +
+      `"Dolmetscher/in", or a person's name) was set by the physician and says who speaks.`,
   ].join("\n");
 }
 

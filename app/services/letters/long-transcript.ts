@@ -1,7 +1,7 @@
 import { LlmError, type ChatMessage, type JsonSchema } from "~/services/llm/types";
-import { speakerLabel, type TranscriptDocument } from "~/services/speech/transcript-format";
+import type { TranscriptDocument } from "~/services/speech/transcript-format";
 import { splitToFit, type CountTokens } from "./fit-text";
-import { MESSAGE_OVERHEAD_TOKENS, transcriptLines } from "./letter-prompt";
+import { lineLabel, MESSAGE_OVERHEAD_TOKENS, transcriptLines } from "./letter-prompt";
 
 // Long consultations: planning requests that fit the model's context window.
 //
@@ -93,7 +93,7 @@ export function tooSmall(what: string): LlmError {
 // ---- The transcript in parts ----
 
 /** A sentence (or a piece of one) of one turn. */
-export type TranscriptUnit = { turn: number; speakerNumber: number; text: string; tokens: number };
+export type TranscriptUnit = { turn: number; speakerNumber: number; label?: string; text: string; tokens: number };
 
 export function transcriptUnits(
   transcript: TranscriptDocument,
@@ -105,7 +105,13 @@ export function transcriptUnits(
     for (const sentence of line.text.split(/(?<=[.!?…])\s+/)) {
       if (!sentence.trim()) continue;
       for (const text of splitToFit(sentence, maxUnitTokens, countTokens, 3))
-        units.push({ turn, speakerNumber: line.speakerNumber, text, tokens: countTokens(text) + 1 });
+        units.push({
+          turn,
+          speakerNumber: line.speakerNumber,
+          ...(line.label ? { label: line.label } : {}),
+          text,
+          tokens: countTokens(text) + 1,
+        });
     }
   });
   return units;
@@ -116,7 +122,7 @@ export function renderUnits(units: TranscriptUnit[], transcriptLanguage: string)
   let turn = -1;
   for (const unit of units) {
     if (unit.turn === turn) lines[lines.length - 1] += ` ${unit.text}`;
-    else lines.push(`${speakerLabel(transcriptLanguage, unit.speakerNumber)}: ${unit.text}`);
+    else lines.push(`${lineLabel(unit, transcriptLanguage)}: ${unit.text}`);
     turn = unit.turn;
   }
   return lines.join("\n");

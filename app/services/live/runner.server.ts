@@ -5,7 +5,7 @@ import {
   readLiveAudio,
   type LiveSessionRow,
 } from "~/models/live-session.server";
-import { getVocabulary } from "../speech/vocabulary.server";
+import { engineVocabulary } from "../transcription/user-vocabulary.server";
 import { subscribe, wake, type AudioWake } from "./bus.server";
 import { getLiveEngine } from "./engine.server";
 import { LiveEngineError, type LiveEngineMessage } from "./engine-types";
@@ -194,7 +194,7 @@ export async function ensureRun(session: LiveSessionRow, mode: "start" | "takeov
     run.engine = await getLiveEngine().start({
       kind: session.kind,
       language: session.language,
-      vocabulary: getVocabulary(session.language),
+      vocabulary: await engineVocabulary({ userId: session.owner_id, language: session.language }),
       emit: (message) => onEngineMessage(run, message),
       onClose: () => {
         if (!run.finished && !run.endSent)

@@ -25,7 +25,7 @@ import {
 import { readConsent } from "~/models/consent-rules";
 import { getConfig } from "../config/config.server";
 import { confirmConsent } from "../recordings/consent.server";
-import { getVocabulary } from "../speech/vocabulary.server";
+import { engineVocabulary } from "../transcription/user-vocabulary.server";
 import { MAX_DURATION_SECONDS } from "../recordings/recordings.server";
 import { hitRateLimit } from "../web/rate-limit.server";
 import { statusFor } from "../web/domain-error.server";
@@ -92,7 +92,8 @@ export async function createLiveSession(args: { userId: string; kind: unknown; l
   if (speech.live.mode === "direct") {
     // Direct mode (ADR 0013): no session here; the browser opens Speechmatics' socket itself, with a key from
     // POST /api/speechmatics-jwt and exactly this StartRecognition (the server's settings and vocabulary).
-    const start = startRecognition({ kind, language, vocabulary: getVocabulary(language) });
+    const vocabulary = await engineVocabulary({ userId: args.userId, language });
+    const start = startRecognition({ kind, language, vocabulary });
     const direct = { url: speech.speechmatics.realtimeUrl, start };
     return { id: null, mode: "direct" as const, kind, language, engine: speech.live.engine, ...settings, direct };
   }

@@ -19,6 +19,8 @@ export type TranscriptWord = {
   confidence_level: ConfidenceLevel;
   /** Punctuation attaches to the word before it, with no space. */
   punctuation: boolean;
+  /** Set by the doctor's review (issue 24): the word was confirmed as heard, or corrected (its text is the fix). */
+  reviewed?: "confirmed" | "corrected";
 };
 
 export type TranscriptTurn = {
@@ -29,7 +31,17 @@ export type TranscriptTurn = {
   end: number;
   /** Each paragraph is a list of words; a new paragraph starts after every 6 sentences. */
   paragraphs: TranscriptWord[][];
+  /**
+   * The paragraphs' segment ids (transcription/segments.ts) once a paragraph was moved to another speaker and the
+   * turns were split: the ids they had before, so links to a segment keep their target. Absent: "t<turn>p<paragraph>".
+   */
+  segment_ids?: string[];
 };
+
+/** The roles a doctor can give a speaker (issue 24), or a name of their own. */
+export const SPEAKER_ROLES = ["doctor", "patient", "relative", "interpreter"] as const;
+export type SpeakerRole = (typeof SPEAKER_ROLES)[number];
+export type SpeakerName = { role: SpeakerRole | null; name: string | null };
 
 export type SpeakerInfo = { total_segments: number; total_duration: number; first_appearance: number };
 
@@ -45,6 +57,8 @@ export type TranscriptDocument = {
   speakers_info: Record<string, SpeakerInfo>;
   turns: TranscriptTurn[];
   word_count: number;
+  /** The names the doctor gave the speakers (issue 24), by speaker label; a speaker without one is "Sprecher n". */
+  speaker_names?: Record<string, SpeakerName>;
 };
 
 export function confidenceLevel(confidence: number): ConfidenceLevel {
@@ -135,19 +149,43 @@ export function speakerLabel(language: string, speakerNumber: number) {
   return `${language.startsWith("en") ? "Speaker" : "Sprecher"} ${speakerNumber}`;
 }
 
-function formatted(turns: TranscriptTurn[], language: string) {
-  return turns
-    .map((turn) => `${speakerLabel(language, turn.speaker_number)}:\n${turn.paragraphs.map(joinWords).join("\n\n")}`)
-    .join("\n\n");
+const ROLE_LABELS: Record<"de" | "en", Record<SpeakerRole, string>> = {
+  de: { doctor: "Ärztin/Arzt", patient: "Patient/in", relative: "Angehörige/r", interpreter: "Dolmetscher/in" },
+  en: { doctor: "Doctor", patient: "Patient", relative: "Relative", interpreter: "Interpreter" },
+};
+
+/** A role's name in the transcript's language ("Ärztin/Arzt" / "Doctor"): what the letter prompt reads. */
+export function roleLabel(language: string, role: SpeakerRole) {
+  return ROLE_LABELS[language.startsWith("en") ? "en" : "de"][role];
+}
+
+type Labelled = { language_code: string; speaker_names?: Record<string, SpeakerName> };
+
+/**
+ * A turn's speaker as text shows it: the name the doctor typed, else the role they picked (in the transcript's
+ * language), else "Sprecher n". The names are looked up as own keys: a "__proto__" label is a label like any other.
+ */
+export function speakerTitle(document: Labelled, turn: Pick<TranscriptTurn, "speaker" | "speaker_number">) {
+  const names = document.speaker_names;
+  const given = names && Object.hasOwn(names, turn.speaker) ? names[turn.speaker] : undefined;
+  if (given?.name) return given.name;
+  if (given?.role) return roleLabel(document.language_code, given.role);
+  return speakerLabel(document.language_code, turn.speaker_number);
+}
+
+type Title = (turn: TranscriptTurn) => string;
+
+function formatted(turns: TranscriptTurn[], title: Title) {
+  return turns.map((turn) => `${title(turn)}:\n${turn.paragraphs.map(joinWords).join("\n\n")}`).join("\n\n");
 }
 
 /**
  * The formatted text as escaped markup: every word's text is HTML-escaped, and low and medium confidence
  * words are wrapped in `<mark class="confidence-low|medium">`. Nothing an engine returns can become markup.
  */
-function highlighted(turns: TranscriptTurn[], language: string) {
+function highlighted(turns: TranscriptTurn[], title: Title) {
   const word = (w: TranscriptWord) =>
-    w.confidence_level === "high" || w.punctuation
+    w.confidence_level === "high" || w.punctuation || w.reviewed
       ? escapeHtml(w.text)
       : `<mark class="confidence-${w.confidence_level}">${escapeHtml(w.text)}</mark>`;
   const paragraph = (words: TranscriptWord[]) =>
@@ -155,26 +193,42 @@ function highlighted(turns: TranscriptTurn[], language: string) {
   return turns
     .map(
       (turn) =>
-        `<section data-speaker="${turn.speaker_number}"><h3>${escapeHtml(speakerLabel(language, turn.speaker_number))}</h3>` +
+        `<section data-speaker="${turn.speaker_number}"><h3>${escapeHtml(title(turn))}</h3>` +
         `${turn.paragraphs.map(paragraph).join("")}</section>`,
     )
     .join("");
 }
 
 export function buildTranscript(result: EngineResult, createdAt = new Date()): TranscriptDocument {
-  const turns = buildTurns(result.words);
-  const words = turns.flatMap((t) => t.paragraphs.flat());
-  return {
+  return withTexts({
     version: 1,
     engine: result.engine,
     language_code: result.language,
     audio_seconds: round(result.audioSeconds),
     created_at: createdAt.toISOString(),
+    raw_transcript: "",
+    formatted_transcript: "",
+    highlighted_transcript: "",
+    speakers_info: {},
+    turns: buildTurns(result.words),
+    word_count: 0,
+  });
+}
+
+/**
+ * The fields that follow from the turns and the speakers' names — the three texts, speakers_info, word_count — made
+ * afresh: for a new transcript, and for a corrected one (transcription/corrections.ts), so a corrected word or a named
+ * speaker reads the same in every text form.
+ */
+export function withTexts(document: TranscriptDocument): TranscriptDocument {
+  const words = document.turns.flatMap((t) => t.paragraphs.flat());
+  const title: Title = (turn) => speakerTitle(document, turn);
+  return {
+    ...document,
     raw_transcript: joinWords(words),
-    formatted_transcript: formatted(turns, result.language),
-    highlighted_transcript: highlighted(turns, result.language),
-    speakers_info: speakersInfo(turns),
-    turns,
+    formatted_transcript: formatted(document.turns, title),
+    highlighted_transcript: highlighted(document.turns, title),
+    speakers_info: speakersInfo(document.turns),
     word_count: words.filter((w) => !w.punctuation).length,
   };
 }

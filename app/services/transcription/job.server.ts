@@ -21,7 +21,7 @@ import { getSpeechEngine } from "../speech/engine.server";
 import { normaliseAudio } from "../speech/normalise-audio.server";
 import { buildTranscript, isEmptyResult, type TranscriptDocument } from "../speech/transcript-format";
 import { SpeechEngineError } from "../speech/types";
-import { getVocabulary } from "../speech/vocabulary.server";
+import { engineVocabulary } from "./user-vocabulary.server";
 import { getStorage, makeStorageKey } from "../storage/storage.server";
 import { SPEECH_ROLES, waitingForModels } from "../model-store/downloads.server";
 import { wake } from "./transcription.server";
@@ -134,7 +134,8 @@ export async function runTranscriptionJob(
       file: audio.file,
       language,
       durationSeconds: audio.durationSeconds,
-      vocabulary: getVocabulary(language),
+      // The built-in list with the doctor's own terms (issue 24: corrections teach the vocabulary).
+      vocabulary: await engineVocabulary({ userId: job.owner_id, language }),
       signal: controller.signal,
     });
     await markEngineTimes(job.id, { engine_returned_at: new Date() });

@@ -1,10 +1,12 @@
 import { deleteTranscriptRow, findTranscriptByKey } from "~/models/transcript.server";
+import { listTranscriptVersions, RECOGNISED_VERSION } from "~/models/transcript-version.server";
 import { deleteJobOfRecording, lockRecording, setTranscriptionState } from "~/models/transcription.server";
 import { getDb } from "../../models/db.server";
 import { DomainError } from "../web/domain-error.server";
 import type { TranscriptDocument } from "../speech/transcript-format";
 import { getStorage } from "../storage/storage.server";
 import { cancelTranscription } from "./job.server";
+import { applyChanges, type TranscriptChange } from "./corrections";
 
 // A recording's transcript, for its owner (SPEC §7 transcript_v2, delete-transcript): read from storage by
 // its key, or removed with the recording's job, which returns the recording to "pending".
@@ -23,15 +25,23 @@ async function requireTranscript(userId: string, key: string) {
   return row;
 }
 
-/** SPEC §7 transcript_v2/{key}: the stored transcript, for its owner. */
+/**
+ * SPEC §7 transcript_v2/{key}: the transcript, for its owner, as corrected (issue 24, ADR 0030): the recognised one
+ * (the stored object, never changed) with the doctor's versions applied. Letters, refinement and the viewer read this.
+ */
 export async function getTranscript(args: { userId: string; key: string }) {
   const row = await requireTranscript(args.userId, args.key);
   const stream = await getStorage().getStream(row.storage_key);
   if (!stream) throw new DomainError("not_found", "transcriptions:errors.transcriptNotFound");
   const chunks: Buffer[] = [];
   for await (const chunk of stream) chunks.push(Buffer.from(chunk as Buffer));
-  const document = JSON.parse(Buffer.concat(chunks).toString("utf8")) as TranscriptDocument;
-  return { row, document };
+  const recognised = JSON.parse(Buffer.concat(chunks).toString("utf8")) as TranscriptDocument;
+  const versions = await listTranscriptVersions({ ownerId: args.userId, transcriptId: row.id });
+  const document = applyChanges(
+    recognised,
+    versions.map((v) => v.change as TranscriptChange),
+  );
+  return { row, document, recognised, version: versions.at(-1)?.version ?? RECOGNISED_VERSION };
 }
 
 /**
