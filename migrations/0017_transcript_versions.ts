@@ -1,6 +1,6 @@
 import { sql, type Kysely } from "kysely";
 
-// Transcript corrections as versions (issue 24, ADR 0030). Append-only (STYLE.md §15).
+// Transcript corrections as versions (issue 24, ADR 0031). Append-only (STYLE.md §15).
 // The recognised transcript stays the stored object the engine's job wrote (version 1, no row here, never changed).
 // Each change the doctor makes — a corrected word, a confirmed one, a speaker named or merged, a paragraph moved to
 // another speaker — is one row: version 2, 3, …, the change itself as JSON (`change`), who made it and when. The

@@ -1,6 +1,6 @@
 import { sql, type Kysely } from "kysely";
 
-// The doctor's own vocabulary (issue 24, ADR 0030). Append-only (STYLE.md §15).
+// The doctor's own vocabulary (issue 24, ADR 0031). Append-only (STYLE.md §15).
 // A term the doctor corrected a transcript to joins it (`content`, at most 60 characters as the built-in list's), with
 // what the engine had heard instead as `sounds_like` (at most 3, as the built-in list's misheard variants). The speech
 // engines receive these with the built-in list for the same language. `content_key` is the term folded to lower case,

@@ -123,6 +123,26 @@ export const apiRoutes: Record<string, Check> = {
   "api.transcribe_v2_.$job.status": owned(({ a }) => [
     get(`/api/transcribe_v2/${a.jobName}/status`, { job: a.jobName }),
   ]),
+  "api.transcript-corrections": owned(({ a }) => [
+    send("/api/transcript-corrections", {
+      transcript_key: a.transcriptKey,
+      base_version: 1,
+      action: "correct",
+      segment: "t0p0",
+      word_index: 0,
+      text: "Gestohlen",
+    }),
+    send("/api/transcript-corrections", {
+      transcript_key: a.liveTranscriptKey,
+      base_version: 1,
+      action: "name_speaker",
+      speaker: "S1",
+      role: "doctor",
+    }),
+  ]),
+  "api.transcript-review.$": owned(({ a }) => [
+    get(`/api/transcript-review/${a.transcriptParam}`, { "*": a.transcriptParam }),
+  ]),
   "api.transcript_v2.$": owned(({ a }) =>
     [a.transcriptParam, a.transcriptKey, a.liveTranscriptKey].map((key) =>
       get(`/api/transcript_v2/${key}`, { "*": key }),

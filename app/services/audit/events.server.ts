@@ -44,7 +44,20 @@ export function auditRecording(
   return audit({ userId, action, entityType: "recording", entityId: key, outcome, request });
 }
 
-export type TranscriptAction = "transcript.list" | "transcript.read" | "transcript.delete";
+/**
+ * The review and the corrections of issue 24: the doctor's confirmations of what the transcript says — a word
+ * corrected or confirmed, a speaker named or merged, a paragraph moved — each a row with who and when, never the text.
+ */
+export type TranscriptAction =
+  | "transcript.list"
+  | "transcript.read"
+  | "transcript.delete"
+  | "transcript.review.read"
+  | "transcript.word.correct"
+  | "transcript.word.confirm"
+  | "transcript.speaker.name"
+  | "transcript.speaker.merge"
+  | "transcript.segment.move";
 
 export function auditTranscript(
   request: Caller,

@@ -23,7 +23,7 @@ import {
   type VocabularyOutcome,
 } from "./user-vocabulary.server";
 
-// Transcript corrections (issue 24, ADR 0030): every change the doctor makes — a word corrected or confirmed (once or
+// Transcript corrections (issue 24, ADR 0031): every change the doctor makes — a word corrected or confirmed (once or
 // at every identical occurrence), a speaker named, two speakers merged, a paragraph moved to another speaker — is a new
 // version of the transcript; the recognised one is never changed. A change names the version it was made on: if
 // another change came first, it is refused as a conflict (409), as the letter editor refuses a stale save, and nothing

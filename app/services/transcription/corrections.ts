@@ -10,7 +10,7 @@ import {
 } from "~/services/speech/transcript-format";
 import { paragraphSegmentId } from "./segments";
 
-// A transcript's corrections (issue 24, ADR 0030), pure: what one change does to a transcript document, the current
+// A transcript's corrections (issue 24, ADR 0031), pure: what one change does to a transcript document, the current
 // transcript as the recognised one with every change applied in order, and the words a doctor should look at again.
 // The service (corrections.server.ts) stores the changes as versions; nothing here reads or writes anything.
 //
@@ -20,7 +20,7 @@ import { paragraphSegmentId } from "./segments";
 
 export const CORRECTION_MAX_CHARS = 60;
 export const SPEAKER_NAME_MAX_CHARS = 40;
-/** A vocabulary word with this much silence on both sides, or itself this long, is doubted (ADR 0030). */
+/** A vocabulary word with this much silence on both sides, or itself this long, is doubted (ADR 0031). */
 export const SILENCE_SECONDS = 2;
 
 export type WordRef = { segment: string; index: number };
@@ -255,7 +255,7 @@ function sentenceAround(words: TranscriptWord[], index: number) {
  * The words a doctor should hear again, in the order spoken: every low or medium confidence word not yet confirmed or
  * corrected, and every word of the vocabulary (built-in and the doctor's own, `vocabulary` as vocabularyKey gives
  * them) that was heard only uncertainly or in a stretch without other speech — a vocabulary given to an engine is
- * known to make it "hear" its terms in silence and noise, so such a word is doubted rather than trusted (ADR 0030).
+ * known to make it "hear" its terms in silence and noise, so such a word is doubted rather than trusted (ADR 0031).
  * There is no general lexicon in the project: a word unknown to any dictionary is not found as such.
  */
 export function reviewItems(document: TranscriptDocument, vocabulary: ReadonlySet<string>): ReviewItem[] {

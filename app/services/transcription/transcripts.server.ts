@@ -26,7 +26,7 @@ async function requireTranscript(userId: string, key: string) {
 }
 
 /**
- * SPEC §7 transcript_v2/{key}: the transcript, for its owner, as corrected (issue 24, ADR 0030): the recognised one
+ * SPEC §7 transcript_v2/{key}: the transcript, for its owner, as corrected (issue 24, ADR 0031): the recognised one
  * (the stored object, never changed) with the doctor's versions applied. Letters, refinement and the viewer read this.
  */
 export async function getTranscript(args: { userId: string; key: string }) {

@@ -13,7 +13,7 @@ import type { VocabularyEntry } from "../speech/types";
 import { getVocabulary, VOCABULARY_LIMITS } from "../speech/vocabulary.server";
 import { vocabularyKey } from "./corrections";
 
-// The doctor's own vocabulary (issue 24, ADR 0030): a term a transcript was corrected to joins it, with what the
+// The doctor's own vocabulary (issue 24, ADR 0031): a term a transcript was corrected to joins it, with what the
 // engine had heard instead as a misheard variant, and every speech engine — the transcription job, live sessions,
 // the direct live start — receives it together with the built-in list. Its known risk, that an engine told a term
 // "hears" it in silence, is met in the review (corrections.ts reviewItems), not here.
