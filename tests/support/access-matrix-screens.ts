@@ -121,7 +121,18 @@ export const screenRoutes: Record<string, Check> = {
   "_app.transcriptions.$": owned(({ a }) => {
     const at = { "*": a.transcriptParam };
     const path = `/transcriptions/${a.transcriptParam}`;
-    return [get(path, at), submit(path, { intent: "delete" }, at), submit(path, { intent: "createLetter" }, at)];
+    const version = { base_version: "1" };
+    return [
+      get(path, at),
+      get(`${path}?review=1`, at),
+      submit(path, { intent: "delete" }, at),
+      submit(path, { intent: "createLetter" }, at),
+      submit(path, { intent: "correctWord", ...version, segment: "t0p0", index: "0", text: "Gestohlen" }, at),
+      submit(path, { intent: "confirmWord", ...version, segment: "t0p0", index: "0" }, at),
+      submit(path, { intent: "nameSpeaker", ...version, speaker: "S1", role: "doctor", name: "" }, at),
+      submit(path, { intent: "mergeSpeakers", ...version, from: "S2", into: "S1" }, at),
+      submit(path, { intent: "moveSegment", ...version, segment: "t0p0", to: "S2" }, at),
+    ];
   }),
   "resume.$id": owned(({ a }) => [
     get(`/resume/${a.pendingPostId}`, { id: a.pendingPostId }),
