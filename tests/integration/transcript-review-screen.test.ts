@@ -146,11 +146,12 @@ describe("the review of uncertain words", () => {
     });
     expect(read.status).toBe(404);
     expect(await read.text()).not.toContain("Sakubitril");
-    for (const fields of [
+    const forms: Array<Record<string, string>> = [
       { intent: "correctWord", base_version: "1", segment: "t0p0", index: "2", review: "1", text: "Sacubitril" },
       { intent: "nameSpeaker", base_version: "1", speaker: "S1", role: "doctor", name: "" },
       { intent: "moveSegment", base_version: "1", segment: "t0p0", to: "S2" },
-    ]) {
+    ];
+    for (const fields of forms) {
       const refused = await post(viewerAction, seeded.viewer, other.cookie, fields, { "*": seeded.path });
       expect(refused.status).toBe(404);
     }
