@@ -284,13 +284,13 @@ export async function setLetterTags(args: { ownerId: string; recordingId: string
     .execute();
 }
 
-/** The versions a model wrote (generated, redone, refined on request): what the evidence check holds to account. */
-export async function listMachineWrittenContent(args: { ownerId: string; letterId: string }) {
+/** Every version's kind and content, oldest first: what the letter check needs to tell the model's wording apart. */
+export async function listVersionContents(args: { ownerId: string; letterId: string }) {
   return getDb()
     .selectFrom("letter_versions")
     .where("owner_id", "=", args.ownerId)
     .where("letter_id", "=", args.letterId)
-    .where("kind", "in", ["generated", "redo", "refined"])
-    .select(["version", "content"])
+    .select(["version", "kind", "content"])
+    .orderBy("version", "asc")
     .execute();
 }

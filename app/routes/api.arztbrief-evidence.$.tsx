@@ -3,6 +3,7 @@ import { FLAG_KINDS } from "~/services/evidence/flag-kinds";
 import type { FlagKind } from "~/services/evidence/strict-checks";
 import { auditLetter } from "~/services/audit/events.server";
 import { letterKeyFrom } from "~/services/letters/editing.server";
+import { requireLetter } from "~/services/letters/editing.server";
 import { confirmFlag, letterEvidence, proposeOmission } from "~/services/letters/letter-evidence.server";
 import { ApiError, apiJson, apiRoute, detailLanguage, readJsonBody, requireApiUser } from "~/services/web/api.server";
 import { requiredText } from "~/services/web/api-fields.server";
@@ -19,7 +20,7 @@ import { getFixedTFor } from "~/services/web/i18n.server";
 export const loader = apiRoute(async ({ request, params }: LoaderFunctionArgs) => {
   const user = await requireApiUser(request);
   const key = letterKeyFrom(params["*"] ?? "");
-  const evidence = await letterEvidence({ userId: user.id, key });
+  const evidence = await letterEvidence({ userId: user.id, letter: await requireLetter(user.id, key) });
   await auditLetter(request, user.id, "letter.evidence.read", key);
   if (!evidence) return apiJson({ key, available: false });
   return apiJson({

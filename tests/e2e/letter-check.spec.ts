@@ -280,13 +280,9 @@ test("the check on a phone: readable without scrolling sideways", async ({ page 
   await shot(page, info, "phone");
 });
 
-// A known bug, kept here so that it is noticed when fixed (the test then "passes unexpectedly": drop test.fail). An
-// accepted proposal is stored as a whole-letter version of kind "refined" (refinement.server.ts,
-// decideRefinement), and listMachineWrittenContent counts every sentence of such a version as the model's: the
-// doctor's own wording elsewhere in the letter — here in another section, and even for an omission proposal, which
-// no model wrote — turns from "Von Ihnen formuliert – nicht geprüft" into "Ohne Beleg" with a flag to confirm.
+// An accepted proposal is stored as a whole-letter version of kind "refined"; only what it brought in is the model's
+// wording, so the doctor's own sentence elsewhere in the letter stays "Von Ihnen formuliert – nicht geprüft".
 test("the doctor's own wording stays theirs when an omission proposal is accepted", async ({ page }, info) => {
-  test.fail(true, "an accepted proposal makes the whole letter the model's wording (see the comment above)");
   expect(editorPath, "the letter made by the first test").not.toBe("");
   await signIn(page, account(info.project.name));
   await page.goto(editorPath);
@@ -299,5 +295,5 @@ test("the doctor's own wording stays theirs when an omission proposal is accepte
   await page.locator('[data-proposal] [data-action="accept"]').click();
   await expect(page.getByText("Vorschlag übernommen und als Version 8 gespeichert.")).toBeVisible();
   await page.goto(`${editorPath}?check=1`);
-  await expect(badgeOf(page, OWN)).toHaveText("Von Ihnen formuliert – nicht geprüft", { timeout: 2_000 });
+  await expect(badgeOf(page, OWN)).toHaveText("Von Ihnen formuliert – nicht geprüft");
 });

@@ -185,6 +185,53 @@ describe("the letter check", () => {
     expect(proposal.html).toContain("Add omitted detail");
   });
 
+  it("keeps the doctor's own wording theirs when an accepted proposal stores the whole letter again", async () => {
+    const { cookie, letter } = await letterForCheck("check-accept@praxis.example");
+    const own = "Rückenschmerzen seit dem Umzug, laut Angehörigen.";
+    const saved = await post(
+      editorAction,
+      letter.editor,
+      cookie,
+      {
+        intent: "save",
+        base_version: "1",
+        title: ["Anamnese", "Medikation", "Allergien"],
+        text: [`Kein Fieber, kein Husten. ${own}`, "Ramipril 10 mg morgens.", "Keine Informationen gefunden"],
+      },
+      { "*": letter.path },
+    );
+    expect(saved.status).toBe(302);
+    const check = await page(`${letter.editor}?check=1`, cookie);
+    const allergy = [...check.html.matchAll(/data-omission="allergy"[\s\S]*?name="omission" value="(\d+)"/g)];
+    expect(allergy, "the penicillin allergy listed as an omission").toHaveLength(1);
+    const proposed = await post(
+      editorAction,
+      `${letter.editor}?check=1`,
+      cookie,
+      { intent: "proposeOmission", omission: allergy[0]![1]! },
+      { "*": letter.path },
+    );
+    const proposalId = new URL(proposed.headers.get("Location")!, "http://x").searchParams.get("proposal")!;
+    const accepted = await post(
+      editorAction,
+      letter.editor,
+      cookie,
+      { intent: "accept", proposalId },
+      { "*": letter.path },
+    );
+    expect(accepted.status).toBe(302);
+    expect((await versionsOf(letter.key)).map((v) => v.kind)).toEqual(["generated", "edited", "refined"]);
+
+    const { html } = await page(`${letter.editor}?check=1`, cookie);
+    // The doctor's sentence is still theirs, not the model's: no flag, nothing to confirm.
+    expect(sentence(html, own)).toContain('data-status="doctor"');
+    expect(html).not.toContain("statement without evidence");
+    // What the proposal brought in is checked like any machine-written sentence, and the omission is gone.
+    const added = html.match(/<li [^>]*data-sentence=[^>]*data-status="(\w+)"[^>]*>(?:(?!<\/li>)[\s\S])*?Penicillin/);
+    expect(added?.[1]).toBe("supported");
+    expect(html).not.toContain('data-omission="allergy"');
+  });
+
   it("is another user's letter: a 404, nothing confirmed", async () => {
     const { letter } = await letterForCheck("check-owner@praxis.example");
     const other = await signedInUser({ email: "check-other@praxis.example" });

@@ -127,7 +127,7 @@ export async function loadEditor({ request, params }: Args) {
       ? history(user, letter, mode === "compare" ? url.searchParams.get("compare") : null)
       : null,
     // The header counts what is left to verify in every mode; the check shows it all (issue 24).
-    letterEvidence({ userId: user.id, key: letter.key }),
+    letterEvidence({ userId: user.id, letter }),
   ]);
   await auditLetter(request, user.id, auditAction(mode), letter.key);
   const headers = isLetterView(asked) && !plain ? { "Set-Cookie": await rememberView(asked) } : undefined;

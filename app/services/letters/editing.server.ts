@@ -118,6 +118,8 @@ export async function getLetter({ userId, key }: { userId: string; key: string }
     version: row.current_version,
     status: row.medical_letter_status,
     transcript_key: row.transcript_key,
+    recording_id: row.recording_id,
+    language_code: row.language_code,
     metadata: metadataOf(row),
     content: row.content,
     id: row.id,

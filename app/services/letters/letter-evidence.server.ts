@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { listConfirmations, insertConfirmation } from "~/models/letter-confirmation.server";
-import { insertProposal, listMachineWrittenContent } from "~/models/letter.server";
+import { insertProposal, listVersionContents } from "~/models/letter.server";
 import { listRecordingContext } from "~/models/letter-job.server";
 import { checkLetter, type Flag, type FlagKind, type CheckedSentence } from "~/services/evidence/check-letter";
 import type { FactKind } from "~/services/evidence/omissions";
@@ -78,12 +78,30 @@ function letterSections(content: unknown): LetterSection[] {
   return sectionsOf(content) ?? [{ title: "", text: typeof content === "string" ? content : "" }];
 }
 
-function machineWording(contents: unknown[]) {
+function wordingOf(content: unknown) {
   const wording = new Set<string>();
-  for (const content of contents)
-    for (const section of letterSections(content))
-      for (const sentence of splitSentences(section.text)) wording.add(squash(sentence.text));
+  for (const section of letterSections(content))
+    for (const sentence of splitSentences(section.text)) wording.add(squash(sentence.text));
   return wording;
+}
+
+/**
+ * The wordings a machine wrote, from the letter's versions oldest first. A generated or redone letter is the
+ * model's throughout. An accepted proposal ("refined") is stored as a whole letter, but only the sentences it
+ * brought in — those the version before it did not have — are the machine's: the doctor's own wording elsewhere in
+ * that letter stays theirs. Edited and restored versions bring in no machine wording of their own (a restored
+ * version's machine sentences were counted when they were first written).
+ */
+function machineWording(versions: Array<{ kind: string; content: unknown }>) {
+  const machine = new Set<string>();
+  let before = new Set<string>();
+  for (const version of versions) {
+    const wording = wordingOf(version.content);
+    if (version.kind === "generated" || version.kind === "redo") for (const w of wording) machine.add(w);
+    if (version.kind === "refined") for (const w of wording) if (!before.has(w)) machine.add(w);
+    before = wording;
+  }
+  return machine;
 }
 
 async function consultation(userId: string, transcriptKey: string) {
@@ -95,19 +113,28 @@ async function consultation(userId: string, transcriptKey: string) {
   }
 }
 
+/** What the check needs of a letter the caller has loaded (owner-scoped) already. */
+export type CheckedLetter = {
+  id: string;
+  transcript_key: string | null;
+  recording_id: string | null;
+  language_code: string | null;
+  content: unknown;
+};
+
 /**
  * The evidence for a user's letter; null when there is nothing to check it against (no transcript: a letter whose
- * transcript was deleted, or one written from a text).
+ * transcript was deleted, or one written from a text). The letter must have been loaded for this user.
  */
-export async function letterEvidence(args: { userId: string; key: string }): Promise<LetterEvidence | null> {
-  const letter = await requireLetter(args.userId, args.key);
+export async function letterEvidence(args: { userId: string; letter: CheckedLetter }): Promise<LetterEvidence | null> {
+  const { letter } = args;
   if (!letter.transcript_key) return null;
   const document = await consultation(args.userId, letter.transcript_key);
   if (!document) return null;
   const segments = transcriptSegments(document);
-  const [context, machine, confirmations] = await Promise.all([
+  const [context, versions, confirmations] = await Promise.all([
     letter.recording_id ? listRecordingContext({ ownerId: args.userId, recordingId: letter.recording_id }) : [],
-    listMachineWrittenContent({ ownerId: args.userId, letterId: letter.id }),
+    listVersionContents({ ownerId: args.userId, letterId: letter.id }),
     listConfirmations({ ownerId: args.userId, letterId: letter.id }),
   ]);
   const sections = letterSections(letter.content);
@@ -123,7 +150,7 @@ export async function letterEvidence(args: { userId: string; key: string }): Pro
       const segment = byId.get(id);
       return segment ? [{ id, speaker: segment.speaker, start: segment.start, text: segment.text }] : [];
     });
-  const machineWritten = machineWording(machine.map((m) => m.content));
+  const machineWritten = machineWording(versions);
   const confirmed = new Set(confirmations.map((c) => `${c.sentence_hash}:${c.flag_kind}`));
 
   const shown = sections.map((section, index) => ({
@@ -189,11 +216,11 @@ function distinctFlags(flags: Flag[]) {
  * with such a flag now — a stale page must not confirm a wording that is gone. True when it was not confirmed yet.
  */
 export async function confirmFlag(args: { userId: string; key: string; hash: string; kind: FlagKind }) {
-  const evidence = await letterEvidence(args);
+  const letter = await requireLetter(args.userId, args.key);
+  const evidence = await letterEvidence({ userId: args.userId, letter });
   const sentence = evidence?.sections.flatMap((s) => s.sentences).find((s) => s.hash === args.hash);
   if (!sentence || !sentence.flags.some((f) => f.kind === args.kind))
     throw new DomainError("not_found", "letters:evidence.errors.flagGone");
-  const letter = await requireLetter(args.userId, args.key);
   return insertConfirmation({
     ownerId: args.userId,
     letterId: letter.id,
@@ -214,10 +241,10 @@ export async function proposeOmission(args: {
   /** The proposal's instruction line, as the proposal view shows it (translated by the door). */
   query: (omission: EvidenceOmission) => string;
 }) {
-  const evidence = await letterEvidence(args);
+  const letter = await requireLetter(args.userId, args.key);
+  const evidence = await letterEvidence({ userId: args.userId, letter });
   const omission = evidence?.omissions[args.index];
   if (!omission) throw new DomainError("not_found", "letters:evidence.errors.omissionGone");
-  const letter = await requireLetter(args.userId, args.key);
   const sections = sectionsOf(letter.content);
   const title = omission.section;
   if (!sections || title === null || !sections.some((s) => s.title === title))
