@@ -101,6 +101,26 @@ describe("checkLetter", () => {
     expect(result.omissions).toContainEqual(expect.objectContaining({ kind: "value", terms: ["158", "94"] }));
   });
 
+  it("puts a missing medication under 'Medikation' rather than 'Therapie', and an empty one first", () => {
+    const withTherapy = (medication: string) =>
+      check([
+        { title: "Therapie", text: "Ramipril 5 mg 1-0-0." },
+        { title: "Medikation", text: medication },
+        { title: "Dauermedikation", text: "Keine Informationen gefunden" },
+      ]).omissions.find((o) => o.text.includes("Simvastatin"))?.section;
+    expect(withTherapy("Ramipril 5 mg morgens.")).toBe("Dauermedikation");
+    expect(withTherapy("Keine Informationen gefunden")).toBe("Medikation");
+  });
+
+  it("does not list the substance of an allergy as a medication the letter left out", () => {
+    const result = check([
+      { title: "Allergien", text: "Keine Informationen gefunden" },
+      { title: "Medikation", text: "Ramipril 5 mg 1-0-0, Simvastatin 20 mg 0-0-1." },
+    ]);
+    expect(result.omissions).toContainEqual(expect.objectContaining({ kind: "allergy", segmentIds: ["s5"] }));
+    expect(result.omissions.filter((o) => o.text.includes("Penicillin"))).toHaveLength(1);
+  });
+
   it("names a section left empty while the consultation has facts of its kind", () => {
     const result = check([
       { title: "Medikation", text: "Keine Informationen gefunden" },

@@ -33,13 +33,21 @@ export type Fact = {
 export type Omission = Fact & { section: string | null };
 export type EmptySection = { section: string; kind: FactKind; segmentIds: string[] };
 
-const SECTION_PATTERNS: Record<FactKind, RegExp> = {
-  medication: /medikat|medication|medik|therap|treatment|arznei|drug|verordn/i,
-  allergy: /allerg|unvertr|intoleran/i,
-  value: /befund|exam|vital|result|labor|finding|untersuch|objective|messung/i,
-  diagnosis: /diagnos|assessment|beurteil|impression|problem/i,
-  plan: /proced|plan|empfehl|follow|recommend|vorgehen|weiteres|next step/i,
+/**
+ * The section titles a fact of each kind belongs under, the closer names first: a medication goes to "Medikation"
+ * before "Therapie" when a template has both.
+ */
+const SECTION_PATTERNS: Record<FactKind, RegExp[]> = {
+  medication: [/medikat|medication|medik|arznei|drug|verordn/i, /therap|treatment/i],
+  allergy: [/allerg|unvertr|intoleran/i],
+  value: [/befund|exam|vital|result|labor|finding|untersuch|objective|messung/i],
+  diagnosis: [/diagnos|assessment|beurteil|impression|problem/i],
+  plan: [/proced|plan|empfehl|follow|recommend|vorgehen|weiteres|next step/i],
 };
+
+function fitsSection(kind: FactKind, title: string): boolean {
+  return SECTION_PATTERNS[kind].some((pattern) => pattern.test(title));
+}
 
 function keysOf(words: string): Set<string> {
   const keys = new Set<string>();
@@ -126,6 +134,29 @@ function rarest(corpus: Corpus, tokens: Token[], count: number): string[] {
     .map((x) => x.key);
 }
 
+/**
+ * An allergy said at segment `index`: the substances named in it, or in the answer when it is a question, and
+ * where that was said; `denied` when the answer begins with a no. Undefined when the segment speaks of no allergy.
+ */
+function allergyAt(corpus: Corpus, index: number) {
+  const segment = corpus.segments[index]!;
+  if (!segment.tokens.some((t) => isCueOf(t, ALLERGY))) return undefined;
+  const answer = segment.question ? corpus.segments[index + 1] : undefined;
+  const sources = answer ? [segment, answer] : [segment];
+  const substances: string[] = [];
+  let denied = false;
+  for (const source of sources) {
+    source.tokens.forEach((t, i) => {
+      const before = source.tokens[i - 1];
+      if (isDrugLike(t) || (before && ALLERGY_TARGET_WORDS.has(fold(before.surface)) && t.kind === "word" && !t.stop)) {
+        if (!isCueOf(t, ALLERGY)) substances.push(t.key);
+      }
+    });
+    if (source === answer && source.tokens.slice(0, 3).some(isAnswerNo)) denied = true;
+  }
+  return { substances: [...new Set(substances)], denied, where: answer ?? segment };
+}
+
 /** Candidate facts of the consultation, merged when the same thing is said twice. */
 export function extractFacts(corpus: Corpus): Fact[] {
   const facts = new Map<string, Fact>();
@@ -138,13 +169,21 @@ export function extractFacts(corpus: Corpus): Fact[] {
     } else facts.set(id, { kind, terms, text, segmentIds: [segmentId] });
   };
 
+  const allergens = new Set<string>();
+  corpus.segments.forEach((segment, index) => {
+    const allergy = allergyAt(corpus, index);
+    for (const substance of allergy?.substances ?? [])
+      for (const id of [segment.id, allergy!.where.id]) allergens.add(`${id}|${substance}`);
+  });
+
   corpus.segments.forEach((segment, index) => {
     const tokens = segment.tokens;
     const used = new Set<number>();
 
-    // Medications: a drug-like name, or any word a dose follows ("Nitrospray … 2 Hübe", "Lasix 20 milligrams").
+    // Medications: a drug-like name, or any word a dose follows ("Nitrospray … 2 Hübe", "Lasix 20 milligrams") —
+    // not the substance an allergy is to ("Ja, gegen Penicillin"), which is the allergy's fact.
     tokens.forEach((t, i) => {
-      if (t.kind !== "word" || t.stop) return;
+      if (t.kind !== "word" || t.stop || allergens.has(`${segment.id}|${t.key}`)) return;
       const dose = doseAfter(tokens, i);
       const named = isDrugLike(t);
       if (!named && (dose === undefined || MEASURES.has(t.key) || t.alts.some((a) => MEASURES.has(a)))) return;
@@ -156,27 +195,9 @@ export function extractFacts(corpus: Corpus): Fact[] {
     });
 
     // Allergies: the substance named after the question or in the same sentence; "none" counts as a fact too.
-    if (tokens.some((t) => isCueOf(t, ALLERGY))) {
-      const answer = segment.question ? corpus.segments[index + 1] : undefined;
-      const sources = answer ? [segment, answer] : [segment];
-      const substances: string[] = [];
-      let denied = false;
-      for (const source of sources) {
-        source.tokens.forEach((t, i) => {
-          const before = source.tokens[i - 1];
-          if (
-            isDrugLike(t) ||
-            (before && ALLERGY_TARGET_WORDS.has(fold(before.surface)) && t.kind === "word" && !t.stop)
-          ) {
-            if (!isCueOf(t, ALLERGY)) substances.push(t.key);
-          }
-        });
-        if (source === answer && source.tokens.slice(0, 3).some(isAnswerNo)) denied = true;
-      }
-      const where = answer ?? segment;
-      if (substances.length > 0) add("allergy", [...new Set(substances)], where.text.trim(), where.id);
-      else if (denied) add("allergy", ["none"], where.text.trim(), where.id);
-    }
+    const allergy = allergyAt(corpus, index);
+    if (allergy?.substances.length) add("allergy", allergy.substances, allergy.where.text.trim(), allergy.where.id);
+    else if (allergy?.denied) add("allergy", ["none"], allergy.where.text.trim(), allergy.where.id);
 
     // Measured values: a number with a measuring unit, or after a measure's name in the same clause.
     tokens.forEach((t, i) => {
@@ -291,9 +312,7 @@ export function isCarried(fact: Fact, letter: LetterIndex, sections: LetterSecti
       return fact.terms.some((k) => letterHasWord(letter, k));
     case "allergy":
       if (fact.terms[0] === "none") {
-        return (
-          [...ALLERGY].some((k) => letter.keys.has(k)) || sections.some((s) => SECTION_PATTERNS.allergy.test(s.title))
-        );
+        return [...ALLERGY].some((k) => letter.keys.has(k)) || sections.some((s) => fitsSection("allergy", s.title));
       }
       return fact.terms.some((k) => letterHasWord(letter, k));
     case "value":
@@ -307,8 +326,17 @@ export function isCarried(fact: Fact, letter: LetterIndex, sections: LetterSecti
 }
 
 /** The section a fact of this kind belongs in, by the section titles' words. */
+/**
+ * The section a missing fact belongs in: the one with the closest name, and among equally close ones the first that
+ * says "Keine Informationen gefunden" — the template's place for it, left empty — else the first.
+ */
 export function sectionFor(kind: FactKind, sections: LetterSection[]): string | null {
-  return sections.find((s) => SECTION_PATTERNS[kind].test(s.title))?.title ?? null;
+  for (const pattern of SECTION_PATTERNS[kind]) {
+    const fitting = sections.filter((s) => pattern.test(s.title));
+    const chosen = fitting.find((s) => isNoInformation(s.text)) ?? fitting[0];
+    if (chosen) return chosen.title;
+  }
+  return null;
 }
 
 export function findOmissions(
@@ -324,7 +352,7 @@ export function findOmissions(
   for (const section of sections) {
     if (!isNoInformation(section.text)) continue;
     for (const kind of Object.keys(SECTION_PATTERNS) as FactKind[]) {
-      if (!SECTION_PATTERNS[kind].test(section.title)) continue;
+      if (!fitsSection(kind, section.title)) continue;
       const ofKind = facts.filter((f) => f.kind === kind && !(f.kind === "allergy" && f.terms[0] === "none"));
       if (ofKind.length > 0)
         emptySections.push({

@@ -178,8 +178,9 @@ export async function letterEvidence(args: { userId: string; letter: CheckedLett
       }),
   }));
   const open = shown.flatMap((s) => s.sentences).filter((s) => s.flags.some((f) => !f.confirmed));
-  // An empty section ("Keine Informationen gefunden") with a listed omission of its kind is said on that omission,
-  // which can be turned into a proposal; listed twice it would be counted twice.
+  // An empty section ("Keine Informationen gefunden") is said on a listed omission of its kind, which can be turned
+  // into a proposal: the same facts listed twice would be counted twice (also when the omission belongs in another
+  // section of that kind — "Medikation" rather than "Therapie").
   const isEmpty = (section: string | null, kind: FactKind) =>
     result.emptySections.some((e) => e.section === section && e.kind === kind);
   const omissions = result.omissions.map((o) => ({
@@ -190,7 +191,7 @@ export async function letterEvidence(args: { userId: string; letter: CheckedLett
     sources: sourcesOf(o.segmentIds),
   }));
   const emptySections = result.emptySections
-    .filter((e) => !omissions.some((o) => o.section === e.section && o.kind === e.kind))
+    .filter((e) => !omissions.some((o) => o.kind === e.kind))
     .map((e) => ({ section: e.section, kind: e.kind, sources: sourcesOf(e.segmentIds) }));
   return {
     transcriptKey: letter.transcript_key,
