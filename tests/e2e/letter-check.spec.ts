@@ -7,10 +7,10 @@ import { expect, signIn, test } from "./support";
 // Issue 24 end to end, JavaScript on and off: the letter editor's check ("Prüfung") as a clinician sees it. The
 // letter is made as in letters.spec.ts (the tests' Speechmatics answers the named two-speaker consultation; the
 // tests' chat server quotes its first line into the first section). The model writes nothing the transcript does
-// not hold, so the doctor adds two sentences — one the consultation has, one it does not ("Ramipril 10 mg
-// täglich.") — and has the model refine the section: the refined wording is the model's, so the check holds it to
-// account, while a sentence the doctor types last is shown as theirs, not checked (last: see the known bug at the
-// end). The consultation's Ibuprofen is in no section: an omission, which becomes a proposal. English runs in the
+// not hold, so the doctor has the model add two sentences in a refinement — one the consultation has, one it does
+// not ("Ramipril 10 mg täglich."; the tests' model adds what an instruction's „ergänze „…““ names): that wording
+// is the model's, so the check holds it to account, while a sentence the doctor types is shown as theirs, not
+// checked — also after a later accepted proposal. The consultation's Ibuprofen is in no section: an omission, which becomes a proposal. English runs in the
 // JavaScript project, where hydration in the other language is exercised too; the phone-sized check runs in both.
 //
 // Screenshots of the check go to E2E_SHOTS_DIR when it is set (check-<what>-<project>.png).
@@ -113,16 +113,15 @@ test("the check, in German: the header's summary, every sentence with its eviden
   await expect(summary).toHaveText(/mögliche Auslassung/);
   await expect(summary).not.toHaveText(/ohne Beleg/);
 
-  // The doctor adds a sentence the consultation has and one it does not, and the model refines the section.
-  await saveSections(page, { [firstTitle]: `${QUOTED} ${SAID} ${INVENTED}` }, 2);
+  // The doctor has the model add a sentence the consultation has and one it does not: the model's wording.
   const panel = page.locator("[data-refine-panel]");
   await panel.locator("[data-scope]").selectOption({ label: firstTitle });
-  await panel.locator("[data-instruction]").fill("Bitte formeller formulieren.");
+  await panel.locator("[data-instruction]").fill(`Bitte ergänze „${SAID} ${INVENTED}“`);
   await panel.locator('[data-action="refine"]').click();
   await page.locator('[data-proposal] [data-action="accept"]').click();
-  await expect(page.getByText("Vorschlag übernommen und als Version 3 gespeichert.")).toBeVisible();
+  await expect(page.getByText("Vorschlag übernommen und als Version 2 gespeichert.")).toBeVisible();
   // Then the doctor drops the model's note.
-  await saveSections(page, { [firstTitle]: `${QUOTED} ${SAID} ${INVENTED}` }, 4);
+  await saveSections(page, { [firstTitle]: `${QUOTED} ${SAID} ${INVENTED}` }, 3);
 
   // The header: one statement without evidence and the omission, a link to the check.
   await expect(summary).toHaveAttribute("data-evidence-summary", "open");
@@ -198,14 +197,14 @@ test("the check, in German: the header's summary, every sentence with its eviden
   await expect(proposal).toContainText("Auslassung ergänzen (Medikation): Ibuprofen");
   await expect(proposal.locator('[data-change="changed"]')).toHaveCount(1);
   await proposal.locator('[data-action="accept"]').click();
-  await expect(page.getByText("Vorschlag übernommen und als Version 5 gespeichert.")).toBeVisible();
+  await expect(page.getByText("Vorschlag übernommen und als Version 4 gespeichert.")).toBeVisible();
 
   // The doctor writes the medication into its own section too, and a sentence of their own: nothing is left to
   // look at, and the doctor's wording is shown as theirs, not checked.
   await saveSections(
     page,
     { [firstTitle]: `${QUOTED} ${SAID} ${INVENTED} ${OWN}`, Medikation: "Ibuprofen 400 mg zweimal täglich." },
-    6,
+    5,
   );
   await expect(summary).toHaveAttribute("data-evidence-summary", "clear");
   await expect(summary).toHaveText("Alle Aussagen im Transkript belegt");
@@ -288,12 +287,12 @@ test("the doctor's own wording stays theirs when an omission proposal is accepte
   await page.goto(editorPath);
   // Both medication sections emptied again: the Ibuprofen is an omission once more.
   const none = "Keine Informationen gefunden";
-  await saveSections(page, { Therapie: none, Medikation: none }, 7);
+  await saveSections(page, { Therapie: none, Medikation: none }, 6);
   await page.goto(`${editorPath}?check=1`);
   await expect(badgeOf(page, OWN)).toHaveText("Von Ihnen formuliert – nicht geprüft");
   await page.locator('[data-omission="medication"] [data-action="propose-omission"]').click();
   await page.locator('[data-proposal] [data-action="accept"]').click();
-  await expect(page.getByText("Vorschlag übernommen und als Version 8 gespeichert.")).toBeVisible();
+  await expect(page.getByText("Vorschlag übernommen und als Version 7 gespeichert.")).toBeVisible();
   await page.goto(`${editorPath}?check=1`);
   await expect(badgeOf(page, OWN)).toHaveText("Von Ihnen formuliert – nicht geprüft");
 });

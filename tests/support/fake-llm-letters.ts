@@ -5,7 +5,8 @@ import { reply, type FakeChatReply, type FakeChatRequest } from "./fake-openai-c
 // The named behaviour of the tests' language model for the end-to-end tests and for trying the app by hand
 // (scripts/fake-llm-server.mjs): a deterministic "model" that answers each of the app's schemas from the data
 // blocks it is sent. The first section of a letter quotes the transcript's first line, the others say "no
-// information found"; refinements append " (überarbeitet)" to the text they were given; notes requests return
+// information found"; refinements append " (überarbeitet)" to the text they were given — after the words of an
+// instruction's „ergänze „…““, which the model adds as if it had written them; notes requests return
 // the transcript's lines as notes of the first section. A transcript containing KEIN-PATIENT is classified as
 // "other" (the guard's named fixture). Plain chat (no schema) is the chat's behaviour (fake-llm-chat.ts).
 
@@ -16,6 +17,15 @@ type Schema = { properties?: Record<string, Schema & { properties?: Record<strin
 
 function keys(schema: Schema | undefined, property: string) {
   return Object.keys(schema?.properties?.[property]?.properties ?? {});
+}
+
+/** What an instruction asks to add („ergänze „…““), with a leading space; "" when it asks for nothing. */
+function added(messages: Array<{ role: string; content: string }>) {
+  const words = messages
+    .filter((m) => m.role === "user")
+    .map((m) => /ergänze „([^“]+)“/i.exec(m.content)?.[1])
+    .find(Boolean);
+  return words ? ` ${words}` : "";
 }
 
 export function letterModel(request: FakeChatRequest): FakeChatReply {
@@ -48,7 +58,7 @@ export function letterModel(request: FakeChatRequest): FakeChatReply {
     }
     case "refined_arztbrief": {
       const letter = blocks.find((b) => b.kind === "LETTER_SECTION" || b.kind === "LETTER")?.body ?? "";
-      return reply.json({ refined_text: `${letter}${REFINED_SUFFIX}` });
+      return reply.json({ refined_text: `${letter}${added(messages)}${REFINED_SUFFIX}` });
     }
     case "refined_arztbrief_sections": {
       const letter = blocks.find((b) => b.kind === "LETTER")?.body ?? "";
@@ -56,7 +66,9 @@ export function letterModel(request: FakeChatRequest): FakeChatReply {
       // renderSectionsForRefinement: "[s1] Title\ntext", sections separated by a blank line.
       const texts = letter.split(/\n\n(?=\[s\d+\] )/).map((part) => part.split("\n").slice(1).join("\n"));
       return reply.json({
-        refined_sections: Object.fromEntries(sectionKeys.map((key, i) => [key, `${texts[i] ?? ""}${REFINED_SUFFIX}`])),
+        refined_sections: Object.fromEntries(
+          sectionKeys.map((key, i) => [key, `${texts[i] ?? ""}${i === 0 ? added(messages) : ""}${REFINED_SUFFIX}`]),
+        ),
       });
     }
     default:
