@@ -127,6 +127,12 @@ describe("checkLetter", () => {
       { title: "Allergien", text: "Penicillin." },
     ]);
     expect(result.emptySections).toContainEqual(expect.objectContaining({ section: "Medikation", kind: "medication" }));
+    // Not when another section of that kind carries it: an empty "Therapie" beside a filled "Medikation".
+    const beside = check([
+      { title: "Therapie", text: "Keine Informationen gefunden" },
+      { title: "Medikation", text: "Ramipril 5 mg 1-0-0, Simvastatin 20 mg 0-0-1." },
+    ]);
+    expect(beside.emptySections.filter((e) => e.kind === "medication")).toEqual([]);
   });
 
   it("checks English the same way", () => {

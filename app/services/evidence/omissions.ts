@@ -353,6 +353,8 @@ export function findOmissions(
     if (!isNoInformation(section.text)) continue;
     for (const kind of Object.keys(SECTION_PATTERNS) as FactKind[]) {
       if (!fitsSection(kind, section.title)) continue;
+      // Another section of this kind says something ("Medikation" beside an empty "Therapie"): the letter speaks of it.
+      if (sections.some((s) => s !== section && !isNoInformation(s.text) && fitsSection(kind, s.title))) continue;
       const ofKind = facts.filter((f) => f.kind === kind && !(f.kind === "allergy" && f.terms[0] === "none"));
       if (ofKind.length > 0)
         emptySections.push({
