@@ -10,8 +10,9 @@
     viewer.setAttribute("data-highlight", on ? "on" : "off");
     toggle.textContent = toggle.getAttribute(on ? "data-label-off" : "data-label-on");
   }
-  // The server drew the highlights (no "?highlight=off"): the switch can work without a reload.
-  if (viewer.getAttribute("data-highlight") === "on") {
+  // The server drew the highlights (no "?highlight=off"): the switch can work without a reload. The review of
+  // uncertain words (?review=n) has no switch.
+  if (toggle && viewer.getAttribute("data-highlight") === "on") {
     try {
       if (localStorage.getItem(KEY) === "off") show(false);
     } catch {
