@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
-import type { Page, TestInfo } from "@playwright/test";
+import type { Locator, Page, TestInfo } from "@playwright/test";
 import { makeSpeechWav, makeTempDir, removeTempDir } from "../support/audio-fixtures";
 import { expect, signIn, test } from "./support";
 
@@ -48,11 +48,14 @@ async function shot(page: Page, info: TestInfo, what: string) {
   // The editor is a dialog that scrolls inside a fixed overlay, which a full-page screenshot does not unroll: the
   // window is made as tall as the overlay's content for the picture, then given back its height.
   const viewport = page.viewportSize()!;
-  const height = await page.locator("[data-evidence]").evaluate((el) => {
-    let box: HTMLElement | null = el.parentElement;
-    while (box && box.scrollHeight <= box.clientHeight) box = box.parentElement;
-    return box ? box.scrollHeight : document.documentElement.scrollHeight;
-  });
+  const height = await page
+    .locator("[data-evidence], [data-letter-editor]")
+    .first()
+    .evaluate((el) => {
+      let box: HTMLElement | null = el.parentElement;
+      while (box && box.scrollHeight <= box.clientHeight) box = box.parentElement;
+      return box ? box.scrollHeight : document.documentElement.scrollHeight;
+    });
   await page.setViewportSize({ width: viewport.width, height: Math.max(viewport.height, height) });
   await page.screenshot({ path: path.join(into, `check-${what}-${info.project.name}.png`), fullPage: true });
   await page.setViewportSize(viewport);
@@ -125,7 +128,7 @@ test("the check, in German: the header's summary, every sentence with its eviden
 
   // The header: one statement without evidence and the omission, a link to the check.
   await expect(summary).toHaveAttribute("data-evidence-summary", "open");
-  await expect(summary).toHaveText(/^1 Aussage ohne Beleg · \d+ mögliche Auslassungen?$/);
+  await expect(summary).toHaveText(/^1 Aussage ohne Beleg · \d+ mögliche Auslassung(en)?$/);
   await summary.getByRole("link", { name: "Prüfung des Briefs gegen das Transkript" }).click();
   await expect(page).toHaveURL(`${editorPath}?check=1`);
   const tab = page.locator('[data-action="check"]');
@@ -199,11 +202,11 @@ test("the check, in German: the header's summary, every sentence with its eviden
   await proposal.locator('[data-action="accept"]').click();
   await expect(page.getByText("Vorschlag übernommen und als Version 4 gespeichert.")).toBeVisible();
 
-  // The doctor writes the medication into its own section too, and a sentence of their own: nothing is left to
-  // look at, and the doctor's wording is shown as theirs, not checked.
+  // The doctor writes the medication into the therapy too, and a sentence of their own: nothing is left to look
+  // at, and the doctor's wording is shown as theirs, not checked.
   await saveSections(
     page,
-    { [firstTitle]: `${QUOTED} ${SAID} ${INVENTED} ${OWN}`, Medikation: "Ibuprofen 400 mg zweimal täglich." },
+    { [firstTitle]: `${QUOTED} ${SAID} ${INVENTED} ${OWN}`, Therapie: "Ibuprofen 400 mg zweimal täglich." },
     5,
   );
   await expect(summary).toHaveAttribute("data-evidence-summary", "clear");
@@ -248,6 +251,64 @@ test("the check, in English", async ({ page }, info) => {
   await expect(link).toHaveAttribute("title", "Show in transcript");
   await expect(said.locator("[data-source] audio").first()).toHaveAttribute("aria-label", /^Listen from 0:\d\d$/);
   await expect(page.locator("[data-omissions]")).toContainText("No omissions found.");
+});
+
+/** Puts the caret a few characters into `text` in the textarea, as a click there would. */
+async function caretInto(area: Locator, text: string) {
+  await area.evaluate((element, words) => {
+    const field = element as HTMLTextAreaElement;
+    const at = field.value.indexOf(words) + 3;
+    field.focus();
+    field.setSelectionRange(at, at);
+  }, text);
+  // A key the text ignores: the script follows the caret on key-up.
+  await area.press("Shift");
+}
+
+test("in the editor, the caret in a sentence shows its evidence; a rewritten sentence loses it visibly", async ({
+  page,
+}, info) => {
+  expect(editorPath, "the letter made by the first test").not.toBe("");
+  await signIn(page, account(info.project.name));
+  await page.goto(editorPath);
+  const panel = page.locator("[data-sentence-panel]");
+  const first = page.locator("textarea[data-section]").first();
+  await expect(first).toHaveValue(new RegExp(escaped(SAID)));
+  if (info.project.name !== "js") {
+    // Without JavaScript the check shows the evidence, with links; the editor's panel never appears.
+    await first.click();
+    await expect(panel).toBeHidden();
+    return;
+  }
+
+  await caretInto(first, SAID);
+  await expect(panel).toBeVisible();
+  await expect(panel.locator("[data-panel-status]")).toHaveText("Belegt");
+  const source = panel.locator("[data-panel-source]").first();
+  await expect(source).toContainText("Dazu kommt leichtes Fieber");
+  await expect(source.getByRole("link")).toHaveText(/^Sprecher 2 · 0:\d\d$/);
+  await expect(source.getByRole("link")).toHaveAttribute("href", /^\/transcriptions\/.+#seg-t\d+p\d+$/);
+  const play = source.locator('[data-action="play-source"]');
+  await expect(play).toHaveText(/^Ab 0:\d\d anhören$/);
+  await play.click();
+  const seconds = (await play.textContent())!.match(/0:(\d\d)/)![1]!;
+  await expect(panel.locator("audio")).toHaveAttribute("src", new RegExp(`#t=${Number(seconds)}$`));
+  await shot(page, info, "editor-caret");
+
+  await caretInto(first, INVENTED);
+  await expect(panel.locator("[data-panel-status]")).toHaveText("Ohne Beleg");
+  await expect(panel.locator("[data-panel-sources]")).toContainText("Keine Stelle im Transkript gefunden.");
+  await caretInto(first, OWN);
+  await expect(panel.locator("[data-panel-status]")).toHaveText("Von Ihnen formuliert – nicht geprüft");
+
+  // The doctor rewrites one sentence: its evidence is dropped, visibly; the others keep theirs.
+  await first.fill((await first.inputValue()).replace(INVENTED, "Ramipril 5 mg täglich."));
+  await caretInto(first, "Ramipril 5 mg");
+  await expect(panel.locator("[data-panel-status]")).toHaveText(/^Von Ihnen geändert – der bisherige Beleg/);
+  await expect(panel.locator("[data-panel-source]")).toHaveCount(0);
+  await caretInto(first, SAID);
+  await expect(panel.locator("[data-panel-status]")).toHaveText("Belegt");
+  await expect(panel.locator("[data-panel-source]").first()).toContainText("Dazu kommt leichtes Fieber");
 });
 
 test("the check on a phone: readable without scrolling sideways", async ({ page }, info) => {

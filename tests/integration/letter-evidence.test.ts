@@ -232,6 +232,28 @@ describe("the letter check", () => {
     expect(html).not.toContain('data-omission="allergy"');
   });
 
+  it("gives the structured editor each stored sentence's evidence for the caret panel, and no evidence of nothing", async () => {
+    const { cookie, letter } = await letterForCheck("check-caret@praxis.example");
+    const { html } = await page(letter.editor, cookie);
+    const panel = html.match(/<aside [^>]*data-sentence-panel[^>]*>/)?.[0];
+    const attribute = panel?.match(/ data-evidence="([^"]*)"/)?.[1];
+    expect(attribute, "the panel with its data").toBeDefined();
+    const data = JSON.parse(attribute!.replace(/&quot;/g, '"').replace(/&amp;/g, "&")) as {
+      transcriptPath: string;
+      segments: Record<string, [string, number, string]>;
+      sections: Array<Array<{ text: string; status: string; sources: string[] }>>;
+    };
+    expect(data.transcriptPath).toBe(`/transcriptions/${letter.transcriptKey.replace(/^transcripts\//, "")}`);
+    const fever = data.sections[0]!.find((s) => s.text === "Kein Fieber, kein Husten.");
+    expect(fever).toMatchObject({ status: "supported", sources: ["t3p0"] });
+    expect(data.segments.t3p0).toEqual([expect.any(String), expect.any(Number), "Nein, kein Fieber und kein Husten."]);
+    // The unsupported sentence's nearest passages are not offered as evidence.
+    const fall = data.sections[0]!.find((s) => s.text.startsWith("Seit zwei Wochen"));
+    expect(fall).toMatchObject({ status: "unsupported", sources: [] });
+    // Another view or mode has no panel.
+    expect((await page(`${letter.editor}?view=text`, cookie)).html).not.toContain("data-sentence-panel");
+  });
+
   it("is another user's letter: a 404, nothing confirmed", async () => {
     const { letter } = await letterForCheck("check-owner@praxis.example");
     const other = await signedInUser({ email: "check-other@praxis.example" });

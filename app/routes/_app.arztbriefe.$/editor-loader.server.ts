@@ -17,6 +17,7 @@ import {
   type SectionChange,
 } from "~/services/letters/letter-content";
 import { letterEvidence, type LetterEvidence } from "~/services/letters/letter-evidence.server";
+import { sentenceEvidence } from "./sentence-evidence.server";
 import { getPlaybackUrl } from "~/services/recordings/playback.server";
 import { viewerPath } from "~/routes/_app.transcriptions/paths";
 import { listPrompts, MAX_PROMPT_TITLE, MAX_PROMPTS } from "~/services/letters/saved-prompts.server";
@@ -88,12 +89,17 @@ function auditAction(mode: ReturnType<typeof modeOf>) {
   return `letter.${mode}.read` as const;
 }
 
-/** The check's page: the evidence, where its sources are in the transcript view, and the audio to hear them. */
-async function checkView(user: SessionUser, letter: Letter, evidence: LetterEvidence | null) {
-  if (!evidence) return { evidence: null, transcriptPath: null, audioUrl: null };
+/** Where the evidence's sources are in the transcript view, and the audio to hear them. */
+async function sourceLinks(user: SessionUser, letter: Letter, evidence: LetterEvidence) {
   // The audio may be gone (deleted after release, by retention): the sources still link to the transcript.
   const audioUrl = await getPlaybackUrl({ userId: user.id, key: letter.metadata.source_key }).catch(() => null);
-  return { evidence, transcriptPath: viewerPath(evidence.transcriptKey), audioUrl };
+  return { transcriptPath: viewerPath(evidence.transcriptKey), audioUrl };
+}
+
+/** The check's page: the evidence with its links. */
+async function checkView(user: SessionUser, letter: Letter, evidence: LetterEvidence | null) {
+  if (!evidence) return { evidence: null, transcriptPath: null, audioUrl: null };
+  return { evidence, ...(await sourceLinks(user, letter, evidence)) };
 }
 
 export async function loadEditor({ request, params }: Args) {
@@ -179,6 +185,13 @@ export async function loadEditor({ request, params }: Args) {
       compare: past?.compare ?? null,
       evidenceCounts: evidence?.counts ?? null,
       check: mode === "check" ? await checkView(user, letter, evidence) : null,
+      // With JavaScript, the structured form shows the evidence of the sentence at the caret.
+      sentenceEvidence:
+        mode === "edit" && view === "structured" && !plain && evidence
+          ? await sourceLinks(user, letter, evidence).then((l) =>
+              sentenceEvidence(evidence, l.transcriptPath, l.audioUrl),
+            )
+          : null,
     },
     { headers },
   );

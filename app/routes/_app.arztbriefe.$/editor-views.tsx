@@ -1,7 +1,7 @@
 import { Form } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { button, quiet } from "~/components/ui/buttons";
-import type { EditorActionData, EditorSection } from "./types";
+import type { EditorActionData, EditorSection, SentenceEvidence } from "./types";
 import { INTENT } from "./schema";
 
 // The letter itself: the structured form or the read-only text. Without JavaScript every control is a plain
@@ -30,17 +30,57 @@ function CopyButton({ target }: { target: string }) {
   );
 }
 
+/**
+ * The evidence of the sentence at the caret (issue 24), filled in by letter-evidence.js: its status, where the
+ * transcript says it (a link to that paragraph) and the audio from that second. Hidden without JavaScript, where
+ * the check (`?check=1`) shows the same for every sentence. The status styles are the check's.
+ */
+function SentencePanel({ evidence }: { evidence: SentenceEvidence }) {
+  const { t } = useTranslation("letters");
+  return (
+    <aside
+      hidden
+      aria-live="polite"
+      aria-label={t("editor.sentenceEvidence.title")}
+      className="mt-2 rounded border border-slate-200 bg-slate-50 px-2 py-1.5 text-xs"
+      data-sentence-panel
+      data-evidence={JSON.stringify(evidence)}
+      data-label-supported={t("evidence.status.supported")}
+      data-label-unsupported={t("evidence.status.unsupported")}
+      data-label-doctor={t("evidence.status.doctor")}
+      data-label-changed={t("editor.sentenceEvidence.changed")}
+      data-label-none={t("evidence.noSources")}
+      data-label-source={t("evidence.source", { speaker: "{{speaker}}", time: "{{time}}" })}
+      data-label-open={t("evidence.openInTranscript")}
+      data-label-listen={t("evidence.listen", { time: "{{time}}" })}
+    >
+      <p className="flex flex-wrap items-center gap-2">
+        <span className="font-medium text-slate-700">{t("editor.sentenceEvidence.title")}</span>
+        <span
+          className="rounded-full px-2 py-0.5 data-[status=changed]:bg-amber-100 data-[status=changed]:text-amber-900 data-[status=doctor]:bg-sky-100 data-[status=doctor]:text-sky-900 data-[status=supported]:bg-emerald-100 data-[status=supported]:text-emerald-900 data-[status=unsupported]:bg-red-100 data-[status=unsupported]:text-red-900"
+          data-panel-status
+        />
+      </p>
+      <ul className="mt-1 space-y-1.5" data-panel-sources />
+      <audio controls preload="none" hidden className="mt-1 h-8 w-full max-w-xs" data-panel-audio />
+    </aside>
+  );
+}
+
 /** SPEC §2 structured view: one labelled, copyable box per section, saved together as a new version. */
 export function StructuredForm({
   sections,
   version,
   busy,
   saveError,
+  evidence,
 }: {
   sections: EditorSection[];
   version: number;
   busy: boolean;
   saveError: EditorActionData | null;
+  /** The stored sentences' evidence, for the caret panel; null when there is none to show. */
+  evidence: SentenceEvidence | null;
 }) {
   const { t } = useTranslation("letters");
   // After a refused save, the form shows what the doctor typed, not the stored text.
@@ -75,6 +115,7 @@ export function StructuredForm({
           />
         </div>
       ))}
+      {evidence && !submitted ? <SentencePanel evidence={evidence} /> : null}
       {busy ? null : (
         <div className="flex items-center gap-3">
           {/* Enabled without JavaScript (the server answers "no changes"); letter.js enables it only when a

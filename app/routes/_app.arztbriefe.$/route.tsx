@@ -24,7 +24,11 @@ import { EvidenceSummary, EvidenceView } from "./evidence-view";
 // (`?proposal=<id>`) to accept or reject; the version history (`?versions=1`) with comparison (`?compare=<n>`)
 // and restore. Everything a model or a transcript wrote is rendered as text.
 
-export const handle: RouteHandle = { i18n: ["common", "letters"], scripts: ["letter", "voice"], ownsToast: true };
+export const handle: RouteHandle = {
+  i18n: ["common", "letters"],
+  scripts: ["letter", "voice", "letter-evidence"],
+  ownsToast: true,
+};
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
   { title: data?.kind === "letter" ? `${data.name} · Skribent` : "Skribent" },
@@ -198,6 +202,7 @@ export default function LetterEditor() {
                 version={data.version}
                 busy={data.busy}
                 saveError={actionData?.form === "save" ? actionData : null}
+                evidence={data.sentenceEvidence}
               />
             )}
           </div>

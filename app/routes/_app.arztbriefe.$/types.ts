@@ -26,3 +26,17 @@ export type EditorActionData = {
   promptTitle?: string;
   promptText?: string;
 };
+
+/**
+ * The evidence of each sentence of the structured editor, for its caret panel (sentence-evidence.server.ts): per
+ * section (in the form's order) the sentences as stored, with their status and source ids; the cited segments once.
+ */
+export type SentenceEvidence = {
+  transcriptPath: string;
+  audioUrl: string | null;
+  /** Segment id → [speaker, start in seconds, words]. */
+  segments: Record<string, [string, number, string]>;
+  sections: Array<
+    Array<{ text: string; status: "supported" | "unsupported" | "neutral" | "doctor"; sources: string[] }>
+  >;
+};
