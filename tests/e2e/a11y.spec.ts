@@ -71,6 +71,17 @@ test("every workspace screen, in both languages and at both sizes, has none", as
   expect(found).toEqual([]);
 });
 
+test("the screens that verify a letter — the check, the transcript's review — have none", async ({ page }) => {
+  // Issue 24's screens, apart from the sweep above so that neither outgrows its time: the letter's check (every
+  // sentence with its sources and audio, the omissions) and the transcript's review of uncertain words.
+  test.setTimeout(180_000);
+  await signIn(page, A11Y_ACCOUNT, "/");
+  const { letterPath, transcriptPath } = await seedRecording(page);
+  const letter = letterPath.split("?")[0]!;
+  const transcript = transcriptPath.split("?")[0]!;
+  expect(await checkAll(page, [`${letter}?check=1`, `${transcript}?review=1`])).toEqual([]);
+});
+
 test("the admin dashboard has none", async ({ page }) => {
   test.setTimeout(90_000);
   await signIn(page, "ops-admin", "/betrieb");
