@@ -16,11 +16,9 @@ export function sentenceEvidence(
     section.sentences.map((sentence) => {
       // "Keine Informationen gefunden" and other non-statements are listed too (with nothing to show), so that the
       // script tells them from a sentence the doctor rewrote.
-      // An unsupported sentence's nearest passages are no evidence: the panel says none was found.
-      const sources = sentence.status === "unsupported" ? [] : sentence.sources;
-      for (const source of sources)
+      for (const source of sentence.sources)
         segments[source.id] ??= [source.speaker, Math.max(0, Math.floor(source.start)), source.text];
-      return { text: sentence.text, status: sentence.status, sources: sources.map((s) => s.id) };
+      return { text: sentence.text, status: sentence.status, sources: sentence.sources.map((s) => s.id) };
     }),
   );
   return { transcriptPath, audioUrl, segments, sections };

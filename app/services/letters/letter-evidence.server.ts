@@ -165,7 +165,11 @@ export async function letterEvidence(args: { userId: string; letter: CheckedLett
           hash,
           text: s.text,
           status: s.status,
-          sources: sourcesOf(s.support.slice(0, SOURCES_PER_SENTENCE).map((support) => support.segmentId)),
+          // An unsupported sentence's nearest passages are no evidence (ADR 0030): none are shown as its sources.
+          sources:
+            s.status === "unsupported"
+              ? []
+              : sourcesOf(s.support.slice(0, SOURCES_PER_SENTENCE).map((support) => support.segmentId)),
           // An unsupported sentence is one thing to look at: its own numbers or sides are not flagged apart.
           flags: distinctFlags(
             s.status === "unsupported" ? s.flags.filter((f) => f.kind === "unsupported") : s.flags,
