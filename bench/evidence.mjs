@@ -20,7 +20,7 @@
 //   time per letter    median and max over the cases, and one synthetic 30-minute consultation (dialogues
 //                      joined to ~4,500 words, their notes as one letter) (goal ≤ 200 ms)
 // The edits and removals are found in the notes by the bench's own patterns, not by the checker's rules.
-// Usage: npm run bench:evidence [-- FILE ...]   (--seed N, default 24)
+// Usage: npm run bench:evidence [-- FILE ...]   (--seed N, default 24; --misses prints each missed edit and fact)
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -35,7 +35,7 @@ const DEFAULT_FILES = [
 const WORDS_FOR_30_MINUTES = 4500;
 
 const { values: opts, positionals } = parseArgs({
-  options: { seed: { type: "string", default: "24" } },
+  options: { seed: { type: "string", default: "24" }, misses: { type: "boolean", default: false } },
   allowPositionals: true,
 });
 
@@ -360,6 +360,13 @@ function plantEdits(lib, c, random, perKind) {
   return edits;
 }
 
+/** The sentence an edit is in, as edited (for --misses). */
+function editedSentence(lib, edit) {
+  const text = edit.sections[edit.section].text;
+  const span = lib.splitSentences(text).find((s) => s.start < edit.end && s.end > edit.start);
+  return span ? span.text : text.slice(edit.start, edit.end);
+}
+
 /** Whether the checker flags the sentence the edit is in. */
 function isCaught(result, edit) {
   return result.sentences.some(
@@ -548,6 +555,7 @@ function runSet(lib, name, cases, seed) {
       const counts = byKind.get(edit.kind) ?? { caught: 0, total: 0 };
       counts.total++;
       if (isCaught(check(lib, c, edit.sections), edit)) counts.caught++;
+      else if (opts.misses) console.log(`missed ${edit.kind} (${c.id}): ${editedSentence(lib, edit)}`);
       byKind.set(edit.kind, counts);
     }
     for (const fact of removableFacts(lib, c)) {
@@ -558,7 +566,8 @@ function runSet(lib, name, cases, seed) {
       if (isNamed(result, fact)) {
         counts.named++;
         omissionNamed++;
-      }
+      } else if (opts.misses)
+        console.log(`unnamed ${fact.kind} (${c.id}): ${fact.sentences.map((s) => s.span.text).join(" | ")}`);
       omissionByKind.set(fact.kind, counts);
     }
   }

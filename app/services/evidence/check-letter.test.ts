@@ -82,6 +82,18 @@ describe("checkLetter", () => {
     expect(result.counts.unsupported).toBeGreaterThanOrEqual(1);
   });
 
+  it("does not support a statement by its frame alone: 'History of …', 'Bekannte Vorerkrankung: …' with a subject never said", () => {
+    const history = segments(["doctor", "Any past medical history I should know about?"], ["patient", "No, none."]);
+    const english = checkLetter({
+      sections: [{ title: "PMH", text: "History of asthma." }],
+      segments: history,
+      language: "en-US",
+    });
+    expect(english.sentences[0]?.status).toBe("unsupported");
+    const german = check([{ title: "Anamnese", text: "Bekannte Vorerkrankung: Asthma." }]);
+    expect(sentence(german, "Asthma").status).toBe("unsupported");
+  });
+
   it("treats 'Keine Informationen gefunden' as no claim", () => {
     const result = check([{ title: "Familienanamnese", text: "Keine Informationen gefunden" }]);
     expect(result.sentences[0]?.status).toBe("neutral");

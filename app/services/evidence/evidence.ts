@@ -11,6 +11,7 @@ import {
   conceptsOf,
   contentTokens,
   fold,
+  isFrameWord,
   matchForm,
   stem,
   tokenize,
@@ -196,7 +197,8 @@ export function unitsOf(corpus: Corpus, tokens: Token[], vocabulary: Set<string>
     // A word the consultation never uses weighs as much as its rarest word: it is what an invention looks like.
     const df = present.length > 0 ? Math.min(...present) : 1;
     // Units and bare numbers are half the claim at most: "mg" alone supports nothing.
-    const scale = t.kind === "unit" ? 0.3 : 1;
+    // Frame words count for little too: "History of asthma" is not supported by "history".
+    const scale = t.kind === "unit" || isFrameWord(t) ? 0.3 : 1;
     units.push({ token: t, keys, parts: partKeys, weight: Math.max(0.2, idf(corpus, df)) * scale });
   }
   return units;

@@ -36,6 +36,16 @@ reports reported report states stated notes noted presents presented per via reg
 endorse endorsing admits admitted complains complained describes described
 `;
 
+/**
+ * Words that frame a statement rather than make it — what kind of fact follows ("History of …", "Z.n. …",
+ * "Befund: …"). They count for a little: a sentence is not supported by its frame when its subject was never said.
+ */
+export const FRAME_WORDS = `
+anamnese vorgeschichte vorerkrankung vorerkrankungen bekannt bekannte bekannter zustand status befund befunde
+untersuchung diagnose diagnosen beurteilung procedere verlauf aktuell aktuelle medizinisch medizinische
+history past medical known status exam examination finding findings diagnosis assessment condition current chronic
+`;
+
 /** Words that turn what follows (or, in spoken German, what precedes) into its opposite. */
 export const NEGATION_CUES = `
 kein keine keinen keinem keiner keines nicht nichts ohne verneint verneinte verneinen nie niemals weder nein

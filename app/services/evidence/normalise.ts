@@ -14,6 +14,7 @@ import {
   DOSE_UNITS,
   DRUG_NAMES,
   DRUG_SUFFIXES,
+  FRAME_WORDS,
   MONTHS,
   NEGATION_CUES,
   NUMBER_TEENS_DE,
@@ -124,6 +125,7 @@ export function wordKey(word: string): string {
 }
 
 const STOPWORDS = new Set([...words(STOPWORDS_DE), ...words(STOPWORDS_EN)].map(fold));
+const FRAMES = new Set(words(FRAME_WORDS).map(wordKey));
 const NEGATIONS = new Set(words(NEGATION_CUES).map(fold));
 const CONTRASTS = new Set(words(CONTRAST_WORDS).map(fold));
 const ANSWERS_NO = new Set(words(ANSWER_NO).map(fold));
@@ -139,6 +141,10 @@ const DRUG_SUFFIX_FORMS = DRUG_SUFFIXES.map((s) => matchForm(fold(s)));
 
 export function isStopword(folded: string): boolean {
   return STOPWORDS.has(folded);
+}
+/** A word that frames a statement ("History of …", "Befund: …") rather than makes it (lexicon.ts FRAME_WORDS). */
+export function isFrameWord(token: Token): boolean {
+  return token.kind === "word" && FRAMES.has(token.key);
 }
 export function isContrast(token: Token): boolean {
   return token.kind === "word" && CONTRASTS.has(fold(token.surface));
