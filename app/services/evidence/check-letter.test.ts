@@ -124,6 +124,22 @@ describe("checkLetter", () => {
     expect(withTherapy("Keine Informationen gefunden")).toBe("Medikation");
   });
 
+  it("lists an amount named by its measure as a value, not as a drug ('bleiben 120 Milliliter Restharn')", () => {
+    const result = check(
+      [{ title: "Befund", text: "Prostata vergrößert." }],
+      segments(
+        [
+          "doctor",
+          "Im Ultraschall ist die Prostata vergrößert. Nach dem Wasserlassen bleiben 120 Milliliter Restharn.",
+        ],
+        ["doctor", "Der PSA-Wert lag bei 2,1 Nanogramm pro Milliliter."],
+      ),
+    );
+    expect(result.omissions.filter((o) => o.kind === "medication")).toEqual([]);
+    expect(result.omissions).toContainEqual(expect.objectContaining({ kind: "value", terms: ["120"] }));
+    expect(result.omissions).toContainEqual(expect.objectContaining({ kind: "value", terms: ["2.1"] }));
+  });
+
   it("does not list the substance of an allergy as a medication the letter left out", () => {
     const result = check([
       { title: "Allergien", text: "Keine Informationen gefunden" },

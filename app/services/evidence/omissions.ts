@@ -188,7 +188,15 @@ export function extractFacts(corpus: Corpus): Fact[] {
       const named = isDrugLike(t);
       if (!named && (dose === undefined || MEASURES.has(t.key) || t.alts.some((a) => MEASURES.has(a)))) return;
       if (!named && tokens.slice(i + 1, dose).some((u) => u.kind === "word" && !u.stop)) return;
-      const [, clauseEnd] = clause(tokens, i);
+      const [clauseStart, clauseEnd] = clause(tokens, i);
+      // A measure named around the amount makes it a value, not a drug: "bleiben 120 Milliliter Restharn", "PSA …
+      // lag bei 2,1 Nanogramm pro Milliliter".
+      if (
+        !named &&
+        dose !== undefined &&
+        tokens.slice(Math.max(clauseStart, i - 5), Math.min(clauseEnd, dose + 3) + 1).some((u) => isCueOf(u, MEASURES))
+      )
+        return;
       const end = dose !== undefined ? Math.min(clauseEnd, dose + 4) : Math.min(clauseEnd, i + 5);
       if (dose !== undefined) used.add(dose);
       add("medication", [t.key], textOf(segment.text, tokens, i, end), segment.id);
@@ -205,7 +213,10 @@ export function extractFacts(corpus: Corpus): Fact[] {
       const [from, to] = clause(tokens, i);
       const unitMeasure = t.unitAfter !== undefined && !isDoseUnit(t.unitAfter) && t.unitAfter !== "min";
       const concentration = isDoseUnit(t.unitAfter) && tokens[i + 2]?.kind === "unit";
-      const named = tokens.slice(Math.max(from, i - 5), i).some((u) => isCueOf(u, MEASURES));
+      // Named before the number ("Blutdruck 158 zu 94") or right after its unit ("120 Milliliter Restharn").
+      const before = tokens.slice(Math.max(from, i - 5), i);
+      const afterUnit = tokens.slice(i + 2, Math.min(to, i + 3) + 1);
+      const named = [...before, ...afterUnit].some((u) => isCueOf(u, MEASURES));
       if (!unitMeasure && !concentration && !named && t.unitAfter !== "min") return;
       if (t.unitAfter === "min" && !named) return;
       // "158 zu 94", "120 over 80": the pair is one value
