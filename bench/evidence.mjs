@@ -552,6 +552,7 @@ function runSet(lib, name, cases, seed) {
     const result = check(lib, c, c.sections);
     times.push(performance.now() - started);
     omissionListed += result.omissions.length;
+    if (opts.misses) for (const o of result.omissions) console.log(`listed ${o.kind} (${c.id}): ${o.text}`);
     for (const s of result.sentences) {
       if (s.status === "neutral") continue;
       claims++;

@@ -140,6 +140,25 @@ describe("checkLetter", () => {
     expect(result.omissions).toContainEqual(expect.objectContaining({ kind: "value", terms: ["2.1"] }));
   });
 
+  it("lists no plan where none was made: 'back pain', 'come with me', a patient's question", () => {
+    const result = checkLetter({
+      sections: [{ title: "Plan", text: "Ibuprofen as needed." }],
+      segments: segments(
+        ["patient", "My back pain started after I moved a refrigerator."],
+        ["doctor", "Okay, come with me, the nurse will come in soon."],
+        ["patient", "When should I come back?"],
+        ["doctor", "Take ibuprofen as needed."],
+      ),
+      language: "en-US",
+    });
+    expect(result.omissions.filter((o) => o.kind === "plan")).toEqual([]);
+    const german = check(
+      [{ title: "Procedere", text: "Keine Informationen gefunden" }],
+      segments(["patient", "Wann soll ich zur Kontrolle kommen?"]),
+    );
+    expect(german.omissions.filter((o) => o.kind === "plan")).toEqual([]);
+  });
+
   it("does not list the substance of an allergy as a medication the letter left out", () => {
     const result = check([
       { title: "Allergien", text: "Keine Informationen gefunden" },

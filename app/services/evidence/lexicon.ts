@@ -713,7 +713,6 @@ export const SYNONYM_GROUPS: string[][] = [
     "come back",
     "return",
     "recheck",
-    "see you back",
     "wiedersehen",
   ],
   ["Hausarzt", "Hausärztin", "Allgemeinarzt", "hausärztlich", "primary care", "family doctor", "general practitioner"],

@@ -71,9 +71,13 @@ const ALLERGY = keysOf("Allergie allergisch allergy allergic");
 const ALLERGY_TARGET_WORDS = new Set(["gegen", "auf", "to", "against"]);
 
 const DIAGNOSIS_CUES = keysOf("Diagnose Verdacht vermute spricht diagnosis diagnosed consistent suspect impression");
+/**
+ * Words that announce a planned step. Not "come", "back" or "return" on their own: "come with me", "back pain" and
+ * "the nurse will come in" plan nothing.
+ */
 const PLAN_CUES = keysOf(
-  "Kontrolle Termin Wiedervorstellung wiederkommen Überweisung überweise Nachsorge Verlaufskontrolle " +
-    "follow-up come back return schedule order refer referral recheck repeat",
+  "Kontrolle Termin Wiedervorstellung Überweisung überweise Nachsorge Verlaufskontrolle " +
+    "follow-up followup schedule order refer referral recheck",
 );
 const IN_WORDS = new Set(["in", "innerhalb", "within"]);
 const NEXT_WORDS = new Set(["naechste", "naechsten", "kommende", "kommenden", "next"]);
@@ -256,6 +260,8 @@ export function extractFacts(corpus: Corpus): Fact[] {
       }
       if (!isCueOf(t, PLAN_CUES)) return;
       const [from, to] = clause(tokens, i);
+      // A question plans nothing ("Wann soll ich wiederkommen?"); its answer may.
+      if (tokens[to + 1]?.surface === "?") return;
       const clauseTokens = tokens.slice(from, to + 1);
       if (clauseTokens.some((u) => u.timeAfter)) return;
       const terms = rarest(
