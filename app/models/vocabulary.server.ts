@@ -18,6 +18,15 @@ export async function listUserVocabulary({ ownerId, language }: { ownerId: strin
   return query.execute();
 }
 
+/** The user's terms as the settings list shows them (ADR 0031), with when each was added; sorted by the service. */
+export async function listUserVocabularyTerms({ ownerId }: { ownerId: string }) {
+  return getDb()
+    .selectFrom("user_vocabulary")
+    .where("owner_id", "=", ownerId)
+    .select(["id", "language", "content", "sounds_like", "created_at"])
+    .execute();
+}
+
 /** The user's row, locked: two corrections cannot both take the last free place. */
 export async function lockVocabularyOwner(trx: Transaction<Database>, ownerId: string) {
   return trx.selectFrom("users").where("id", "=", ownerId).select("id").forUpdate().executeTakeFirst();
@@ -49,7 +58,7 @@ export async function insertUserVocabularyTerm(
   trx: Transaction<Database>,
   values: { ownerId: string; language: VocabularyLanguage; content: string; contentKey: string; soundsLike: string[] },
 ) {
-  await trx
+  const row = await trx
     .insertInto("user_vocabulary")
     .values({
       owner_id: values.ownerId,
@@ -59,7 +68,9 @@ export async function insertUserVocabularyTerm(
       sounds_like: JSON.stringify(values.soundsLike),
       updated_at: new Date(),
     })
-    .execute();
+    .returning("id")
+    .executeTakeFirstOrThrow();
+  return row.id;
 }
 
 export async function updateUserVocabularySoundsLike(
@@ -74,11 +85,13 @@ export async function updateUserVocabularySoundsLike(
     .execute();
 }
 
+/** Removes one of the user's terms; its text when it was theirs, undefined otherwise (another user's, made up). */
 export async function deleteUserVocabularyTerm({ ownerId, id }: { ownerId: string; id: string }) {
-  const result = await getDb()
+  const row = await getDb()
     .deleteFrom("user_vocabulary")
     .where("owner_id", "=", ownerId)
     .where("id", "=", id)
+    .returning(["content"])
     .executeTakeFirst();
-  return Number(result.numDeletedRows) > 0;
+  return row?.content;
 }

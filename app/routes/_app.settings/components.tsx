@@ -165,6 +165,13 @@ export function SessionsSection() {
   return <DialogSection id="active-sessions" to="/settings/sessions" {...text} />;
 }
 
+/** "My vocabulary": the way to the doctor's own terms (_app.settings.vocabulary.tsx). */
+export function VocabularySection() {
+  const { t } = useTranslation("account");
+  const text = { title: t("vocabulary.sectionTitle"), body: t("vocabulary.sectionBody"), open: t("vocabulary.open") };
+  return <DialogSection id="my-vocabulary" to="/settings/vocabulary" {...text} />;
+}
+
 /** "Delete account": the way to the confirmation dialog (_app.settings.account.tsx). */
 export function AccountSection() {
   const { t } = useTranslation("account");

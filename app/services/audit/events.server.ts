@@ -165,6 +165,22 @@ export function auditSession(
   return audit({ userId, action, entityType: "session", entityId: publicId, outcome, request });
 }
 
+/**
+ * A term of the doctor's own vocabulary (issue 24, ADR 0031) added or removed by hand in Settings, by its id — never
+ * the term. A term a correction adds is part of that correction's row (`transcript.word.correct`).
+ */
+export type VocabularyAction = "vocabulary.add" | "vocabulary.remove";
+
+export function auditVocabulary(
+  request: Caller,
+  userId: string,
+  action: VocabularyAction,
+  termId: string,
+  outcome: AuditOutcome = "success",
+) {
+  return audit({ userId, action, entityType: "vocabulary_term", entityId: termId, outcome, request });
+}
+
 export type ChatAction = "chat.read" | "chat.ask" | "chat.attach" | "chat.clear" | "chat.request";
 
 /** The chat as a whole (entity "chat"): no single message is named. */

@@ -76,6 +76,8 @@ export const toastKeys = [
   "account:admin.deletedMany",
   "account:sessions.ended",
   "account:sessions.endedOthers",
+  "account:vocabulary.toastAdded",
+  "account:vocabulary.toastRemoved",
   "admin:sessions.account.endedNone",
   "admin:sessions.account.endedOne",
   "admin:sessions.account.endedMany",
