@@ -48,6 +48,7 @@ const OWNED_TABLES = [
   "chat_context",
   "live_sessions",
   "pending_posts",
+  "user_vocabulary",
 ];
 
 let world: World;

@@ -17,6 +17,7 @@ import { getDb } from "~/models/db.server";
 import { keepPendingPost } from "~/services/web/pending-post.server";
 import { makeStorageKey, STORAGE_AREAS } from "~/services/storage/storage.server";
 import { settleMetering } from "~/services/admin/usage.server";
+import { addVocabularyTerm } from "~/services/transcription/user-vocabulary.server";
 import { apiClientFor, type ApiClient } from "./api-client";
 import { seedTranscribedRecording } from "./letter-fixtures";
 import { livePayload, putUpload, saveLive } from "./live-save";
@@ -45,6 +46,8 @@ export const WORDS = {
   chatAnswer: "Holunderblüten-Antwort",
   chatPdf: "Kirschkern-Befund.pdf",
   live: "Distelfink Liveaufnahme",
+  vocabulary: "Ringelblumensalbe",
+  misheard: "Ringelblumensalve",
 };
 
 export type User = { userId: string; cookie: string; api: ApiClient };
@@ -204,6 +207,22 @@ export async function seedWorld(issuer: string) {
       body: new URLSearchParams({ question: WORDS.chat }).toString(),
     }),
   });
+  // A term of A's own vocabulary, taught by a correction (the review's path into it).
+  await getDb()
+    .transaction()
+    .execute((trx) =>
+      addVocabularyTerm(trx, {
+        userId: anna.userId,
+        language: "de",
+        content: WORDS.vocabulary,
+        heard: WORDS.misheard,
+      }),
+    );
+  const vocabulary = await getDb()
+    .selectFrom("user_vocabulary")
+    .where("owner_id", "=", anna.userId)
+    .select("id")
+    .executeTakeFirstOrThrow();
   await settleMetering();
 
   const a = {
@@ -226,6 +245,7 @@ export async function seedWorld(issuer: string) {
     multipartKey: parts.key as string,
     pendingPostId: pendingPostId!,
     sessionId: await publicSessionId(anna.userId),
+    vocabularyId: vocabulary.id,
   };
   const b = { userId: jonas.userId, letterKey: own.letterKey, letterParam: own.letterParam };
   const secrets = [

@@ -6,6 +6,7 @@ import { action as settingsAction } from "~/routes/_app.settings/route";
 import { action as accountAction } from "~/routes/_app.settings.account";
 import { action as newTemplateAction } from "~/routes/_app.settings.new";
 import { action as sessionsAction } from "~/routes/_app.settings.sessions";
+import { action as vocabularyAction } from "~/routes/_app.settings.vocabulary";
 import { getDb } from "~/models/db.server";
 import { readSession, startSession } from "~/services/web/session.server";
 import { getUserStructure } from "~/services/templates/templates.server";
@@ -99,6 +100,27 @@ export function massAssignmentSettingsSuite(context: () => World) {
       expect(ended.status).toBe(302);
       const alive = async (cookie: string) => (await readSession(request("/", { cookie }))).kind;
       expect([await alive(second), await alive(world.jonas.cookie)]).toEqual(["none", "active"]);
+    });
+
+    it("a term added by hand with A's ids in the form is B's own, and A's term stays", async () => {
+      const world = context();
+      const fields = {
+        ...forgedFields(world),
+        id: world.keys.a.vocabularyId,
+        intent: "add",
+        term: "Forged",
+        language: "de",
+      };
+      const added = await callRoute(vocabularyAction, form("/settings/vocabulary", world.jonas.cookie, fields));
+      expect(added.status).toBe(302);
+      const rows = await getDb()
+        .selectFrom("user_vocabulary")
+        .where("content", "=", "Forged")
+        .select(["id", "owner_id", "sounds_like"])
+        .execute();
+      expect(rows).toHaveLength(1);
+      expect(rows[0]).toMatchObject({ owner_id: world.jonas.userId, sounds_like: [] });
+      expect(rows[0].id).not.toBe(world.keys.a.vocabularyId);
     });
 
     // Last: from here on an id like A's template id names a template of B's.

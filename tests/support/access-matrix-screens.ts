@@ -91,6 +91,12 @@ export const screenRoutes: Record<string, Check> = {
     submit("/settings/sessions", { intent: "end", session: a.sessionId }),
     mine(submit("/settings/sessions", { intent: "end-others" })),
   ]),
+  // B's list shows B's terms only; A's term id is a 404 and A's term stays (compared afterwards). B's own term is B's.
+  "_app.settings.vocabulary": owned(({ a }) => [
+    mine(get("/settings/vocabulary")),
+    submit("/settings/vocabulary", { intent: "remove", id: a.vocabularyId }),
+    mine(submit("/settings/vocabulary", { intent: "add", term: "Eigener Begriff", language: "de" })),
+  ]),
   "_app.settings.describe.$templateId.$elementId": owned(({ a }) => {
     const params = { templateId: a.templateId, elementId: a.elementId };
     const path = `/settings/describe/${a.templateId}/${a.elementId}?language=de-DE`;

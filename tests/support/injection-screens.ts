@@ -48,6 +48,9 @@ export const screens: Record<string, ScreenEntry> = {
   "_app.settings.account": { pages: () => [{ path: "/settings/account", shows: ["userName"] }] },
   // The device label is one of a few fixed names (accounts/device-label.server.ts): nothing the browser sent is shown.
   "_app.settings.sessions": { pages: () => [{ path: "/settings/sessions", shows: ["userName"] }] },
+  "_app.settings.vocabulary": {
+    pages: () => [{ path: "/settings/vocabulary", shows: ["userName", "vocabulary", "misheard"] }],
+  },
   "_app.settings.describe.$templateId.$elementId": {
     pages: ({ templateId, elementId }) => [
       { path: `/settings/describe/${templateId}/${elementId}?language=de-DE`, shows: ["description"] },

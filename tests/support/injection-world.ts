@@ -2,6 +2,7 @@ import { expect } from "vitest";
 import { appendVersion, insertLetter, insertProposal } from "~/models/letter.server";
 import { insertLiveMessage } from "~/models/live-session.server";
 import { getDb } from "~/models/db.server";
+import { addVocabularyTerm } from "~/services/transcription/user-vocabulary.server";
 import { languageCookie } from "~/services/web/i18n.server";
 import { keepPendingPost } from "~/services/web/pending-post.server";
 import { makeStorageKey } from "~/services/storage/storage.server";
@@ -78,6 +79,9 @@ export const HOSTILE = {
   live: `Live ${ALL_XSS}`,
   liveName: `${XSS.img} live`,
   pending: `Gemerkt ${ALL_XSS}`,
+  // At most 60 characters each, one line: the doctor's own vocabulary (issue 24).
+  vocabulary: `${XSS.img} Begriff`,
+  misheard: XSS.svg,
 };
 
 async function ok(answer: Promise<Response>, what: string) {
@@ -222,6 +226,18 @@ export async function seedHostileWorld(llm: () => FakeChatServer) {
   const pdf = await makeTextPdf([[HOSTILE.pdfText, XSS.script]]);
   chat.append("pdf", new File([new Uint8Array(pdf)], HOSTILE.pdfName, { type: "application/pdf" }));
   await ok(browser.multipart("/chat", chat), "chat");
+
+  // The doctor's vocabulary: a term added by hand through the settings dialog's form, one taught by a correction
+  // with what the engine had heard instead.
+  await ok(
+    browser.form("/settings/vocabulary", { intent: "add", term: HOSTILE.vocabulary, language: "de" }),
+    "vocabulary",
+  );
+  await getDb()
+    .transaction()
+    .execute((trx) =>
+      addVocabularyTerm(trx, { userId: ownerId, language: "en", content: "sacubitril", heard: HOSTILE.misheard }),
+    );
 
   // A form kept after the session expired, offered again on the resume page.
   const pendingId = await keepPendingPost({
