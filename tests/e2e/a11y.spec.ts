@@ -71,15 +71,18 @@ test("every workspace screen, in both languages and at both sizes, has none", as
   expect(found).toEqual([]);
 });
 
-test("the screens that verify a letter — the check, the transcript's review — have none", async ({ page }) => {
+test("the screens that verify a letter — the check, the transcript's review, the vocabulary — have none", async ({
+  page,
+}) => {
   // Issue 24's screens, apart from the sweep above so that neither outgrows its time: the letter's check (every
-  // sentence with its sources and audio, the omissions) and the transcript's review of uncertain words.
+  // sentence with its sources and audio, the omissions), the transcript's review of uncertain words and the
+  // doctor's vocabulary that corrections fill.
   test.setTimeout(180_000);
   await signIn(page, A11Y_ACCOUNT, "/");
   const { letterPath, transcriptPath } = await seedRecording(page);
   const letter = letterPath.split("?")[0]!;
   const transcript = transcriptPath.split("?")[0]!;
-  expect(await checkAll(page, [`${letter}?check=1`, `${transcript}?review=1`])).toEqual([]);
+  expect(await checkAll(page, [`${letter}?check=1`, `${transcript}?review=1`, "/settings/vocabulary"])).toEqual([]);
 });
 
 test("the admin dashboard has none", async ({ page }) => {
