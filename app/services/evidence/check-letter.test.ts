@@ -57,6 +57,18 @@ describe("checkLetter", () => {
     expect(kinds(sentence(faithful, "Arm"))).not.toContain("side");
   });
 
+  it("takes a side the speaker corrected at once for the slip it was", () => {
+    const turns = segments(
+      ["doctor", "She is here for left leg pain. Right leg pain, right leg pain?"],
+      ["patient", "Yes, the top part of my right leg, I hit it with the bowling ball."],
+      ["doctor", "You have tenderness of your right upper leg."],
+    );
+    const checked = (text: string) =>
+      kinds(checkLetter({ sections: [{ title: "HPI", text }], segments: turns, language: "en-US" }).sentences[0]!);
+    expect(checked("Left leg pain after a bowling ball hit it.")).toContain("side");
+    expect(checked("Right leg pain after a bowling ball hit it.")).not.toContain("side");
+  });
+
   it("flags a flipped negation: 'Fieber' where the answer was 'kein Fieber'", () => {
     expect(kinds(sentence(check([{ title: "Anamnese", text: "Fieber und Husten." }]), "Fieber"))).toContain("negation");
     expect(sentence(check([{ title: "Anamnese", text: "Kein Fieber, kein Husten." }]), "Fieber").flags).toEqual([]);

@@ -218,9 +218,9 @@ function anchorOf(tokens: Token[], i: number): Set<string> {
   return anchor;
 }
 
-/** The sides the given segments name for a body part sharing a key with `anchor`. */
-function sidesOf(corpus: Corpus, segments: number[], anchor: Set<string>): Set<Side> {
-  const sides = new Set<Side>();
+/** How often the given segments name each side for a body part sharing a key with `anchor`. */
+function sidesOf(corpus: Corpus, segments: number[], anchor: Set<string>): Map<Side, number> {
+  const sides = new Map<Side, number>();
   if (anchor.size === 0) return sides;
   for (const s of segments) {
     const tokens = corpus.segments[s]!.tokens;
@@ -229,7 +229,7 @@ function sidesOf(corpus: Corpus, segments: number[], anchor: Set<string>): Set<S
       const other = anchorOf(tokens, i);
       for (const k of other) {
         if (anchor.has(k)) {
-          sides.add(u.side);
+          sides.set(u.side, (sides.get(u.side) ?? 0) + 1);
           return;
         }
       }
@@ -237,6 +237,12 @@ function sidesOf(corpus: Corpus, segments: number[], anchor: Set<string>): Set<S
   }
   return sides;
 }
+
+/**
+ * A side said of a body part this many times less often than the other is a slip the speaker corrected ("left leg
+ * pain … right leg pain, right leg pain?"), not the patient's side.
+ */
+const SLIP_RATIO = 3;
 
 /** Every flag for one sentence, in the order of the letter's words. */
 export function checkSentence(input: CheckInput, sectionText: string): Flag[] {
@@ -309,7 +315,9 @@ export function checkSentence(input: CheckInput, sectionText: string): Flag[] {
       );
     const opposite: Side | undefined = side === "left" ? "right" : side === "right" ? "left" : undefined;
     if (said.size > 0) {
-      const fits = said.has(side) || (side !== "both" && said.has("both")) || (side === "both" && said.size > 1);
+      const times = said.get(side) ?? 0;
+      const slip = opposite !== undefined && times > 0 && times * SLIP_RATIO <= (said.get(opposite) ?? 0);
+      const fits = (times > 0 && !slip) || (side !== "both" && said.has("both")) || (side === "both" && said.size > 1);
       if (!fits) flags.push(flag("side", t, sectionText));
       return;
     }
