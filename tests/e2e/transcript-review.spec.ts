@@ -1,3 +1,6 @@
+import fs from "node:fs";
+import path from "node:path";
+import type { Page, TestInfo } from "@playwright/test";
 import { makeSpeechWav, makeTempDir, removeTempDir } from "../support/audio-fixtures";
 import { expect, signIn, test } from "./support";
 
@@ -6,6 +9,8 @@ import { expect, signIn, test } from "./support";
 // low, medium and high confidence (tests/support/fake-speechmatics.ts): "drei" (0.62) is the first word to look
 // at, "habe" (0.45) the second. A correction is saved as a new version; the recognised one stays a link away.
 // English runs in the JavaScript project.
+//
+// Screenshots of the review go to E2E_SHOTS_DIR when it is set (review-<what>-<project>.png).
 
 const account = (project: string) => (project === "js" ? "hanna-vogt" : "tobias-lang");
 const RECORDING = "Durchsicht Becker.wav";
@@ -16,6 +21,13 @@ let dir: string;
 let wav: string;
 /** The transcript viewer of the recording the first test uploads. */
 let viewerPath = "";
+
+async function shot(page: Page, info: TestInfo, what: string) {
+  const into = process.env.E2E_SHOTS_DIR;
+  if (!into) return;
+  fs.mkdirSync(into, { recursive: true });
+  await page.screenshot({ path: path.join(into, `review-${what}-${info.project.name}.png`), fullPage: true });
+}
 
 test.beforeAll(async () => {
   dir = await makeTempDir();
@@ -56,6 +68,10 @@ test("the review steps through uncertain words with their audio; a fix is a vers
   await expect(review.locator("[data-review-context]")).toContainText("Seit drei Tagen habe ich");
   await expect(review.locator("[data-review-reasons]")).toContainText("Mittlere Erkennungssicherheit");
   await expect(review.locator("[data-review-audio]")).toHaveAttribute("src", /#t=\d/);
+  await shot(page, info, "desktop-de");
+  await page.setViewportSize({ width: 390, height: 844 });
+  await shot(page, info, "phone-de");
+  await page.setViewportSize({ width: 1280, height: 720 });
 
   // Skip and back.
   await review.locator("[data-review-skip]").click();
