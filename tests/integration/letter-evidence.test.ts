@@ -47,6 +47,25 @@ function sentence(html: string, text: string) {
   return item!;
 }
 
+/** The doctor replaces the model's unsupported sentence with one of their own (version 2); that sentence. */
+async function saveOwnSentence(letter: { editor: string; path: string }, cookie: string) {
+  const own = "Rückenschmerzen seit dem Umzug, laut Angehörigen.";
+  const saved = await post(
+    editorAction,
+    letter.editor,
+    cookie,
+    {
+      intent: "save",
+      base_version: "1",
+      title: ["Anamnese", "Medikation", "Allergien"],
+      text: [`Kein Fieber, kein Husten. ${own}`, "Ramipril 10 mg morgens.", "Keine Informationen gefunden"],
+    },
+    { "*": letter.path },
+  );
+  expect(saved.status).toBe(302);
+  return own;
+}
+
 function confirmationsOf(letterKey: string) {
   return getDb()
     .selectFrom("letter_confirmations")
@@ -139,23 +158,7 @@ describe("the letter check", () => {
 
   it("shows the doctor's own wording as not checked, while the other sentences keep their sources", async () => {
     const { cookie, letter } = await letterForCheck("check-edit@praxis.example");
-    const saved = await post(
-      editorAction,
-      letter.editor,
-      cookie,
-      {
-        intent: "save",
-        base_version: "1",
-        title: ["Anamnese", "Medikation", "Allergien"],
-        text: [
-          "Kein Fieber, kein Husten. Rückenschmerzen seit dem Umzug, laut Angehörigen.",
-          "Ramipril 10 mg morgens.",
-          "Keine Informationen gefunden",
-        ],
-      },
-      { "*": letter.path },
-    );
-    expect(saved.status).toBe(302);
+    await saveOwnSentence(letter, cookie);
     const { html } = await page(`${letter.editor}?check=1`, cookie);
     const own = sentence(html, "Rückenschmerzen seit dem Umzug, laut Angehörigen.");
     expect(own).toContain('data-status="doctor"');
@@ -187,20 +190,7 @@ describe("the letter check", () => {
 
   it("keeps the doctor's own wording theirs when an accepted proposal stores the whole letter again", async () => {
     const { cookie, letter } = await letterForCheck("check-accept@praxis.example");
-    const own = "Rückenschmerzen seit dem Umzug, laut Angehörigen.";
-    const saved = await post(
-      editorAction,
-      letter.editor,
-      cookie,
-      {
-        intent: "save",
-        base_version: "1",
-        title: ["Anamnese", "Medikation", "Allergien"],
-        text: [`Kein Fieber, kein Husten. ${own}`, "Ramipril 10 mg morgens.", "Keine Informationen gefunden"],
-      },
-      { "*": letter.path },
-    );
-    expect(saved.status).toBe(302);
+    const own = await saveOwnSentence(letter, cookie);
     const check = await page(`${letter.editor}?check=1`, cookie);
     const allergy = [...check.html.matchAll(/data-omission="allergy"[\s\S]*?name="omission" value="(\d+)"/g)];
     expect(allergy, "the penicillin allergy listed as an omission").toHaveLength(1);
