@@ -18,6 +18,7 @@ import * as m0016 from "./0016_letter_release";
 import * as m0017 from "./0017_transcript_versions";
 import * as m0018 from "./0018_user_vocabulary";
 import * as m0019 from "./0019_letter_confirmations";
+import * as m0021 from "./0021_letter_regeneration";
 
 // Static imports: kysely's FileMigrationProvider cannot import .ts under plain
 // Node (STACK-NOTES pitfall 5). Append new migrations here, in order.
@@ -41,4 +42,5 @@ export const migrations: Record<string, Migration> = {
   "0017_transcript_versions": m0017,
   "0018_user_vocabulary": m0018,
   "0019_letter_confirmations": m0019,
+  "0021_letter_regeneration": m0021,
 };

@@ -1,7 +1,7 @@
 import { type Kysely, type Transaction } from "kysely";
 import { getDb } from "~/models/db.server";
 import { recordingForUpdate, recordingJobTable, updateRecordingOfOwner } from "./recording-job.server";
-import type { Database, LetterStatus } from "./schema";
+import type { Database, LetterJobKind, LetterStatus } from "./schema";
 
 // Letter jobs (ADR 0012): one per recording, claimed atomically and held by a lease its worker renews, as
 // transcription jobs are (transcription.server.ts). The worker names a job by id and acts for the job's owner,
@@ -53,17 +53,77 @@ export async function replaceLetterJob(
     ownerId: string;
     recordingId: string;
     jobName: string;
-    kind: "create" | "redo";
+    kind: LetterJobKind;
     templateId: string;
     engine: string;
+    /** A regeneration's scope, base version and proposal line (kind "regenerate" only). */
+    regeneration?: RegenerationOrder;
   },
 ) {
   await deleteLetterJobOfRecording(db, args);
+  const order = args.regeneration;
   return db
     .insertInto("letter_jobs")
-    .values({ ...letterJobs.queuedRow(args), kind: args.kind, template_id: args.templateId })
+    .values({
+      ...letterJobs.queuedRow(args),
+      kind: args.kind,
+      template_id: args.templateId,
+      ...(order
+        ? {
+            scope: order.scope,
+            section_title: order.sectionTitle,
+            base_version: order.baseVersion,
+            query: order.query,
+          }
+        : {}),
+    })
     .returning(["id", "job_name"])
     .executeTakeFirstOrThrow();
+}
+
+/** What a regeneration job (ADR 0032) is asked to propose. */
+export type RegenerationOrder = {
+  scope: "all" | "section";
+  sectionTitle: string | null;
+  baseVersion: number;
+  query: string;
+};
+
+/** A regeneration's run made its proposal: the editor and the status call lead to it. */
+export async function setLetterJobProposal(db: Db, args: { ownerId: string; jobId: string; proposalId: string }) {
+  await db
+    .updateTable("letter_jobs")
+    .set({ proposal_id: args.proposalId })
+    .where("owner_id", "=", args.ownerId)
+    .where("id", "=", args.jobId)
+    .execute();
+}
+
+/** The recording's letter job as the regeneration status shows it, with its proposal's decision. */
+export async function findLetterJobState(db: Db, args: { ownerId: string; recordingId: string }) {
+  return db
+    .selectFrom("letter_jobs")
+    .leftJoin("letter_proposals", (join) =>
+      join
+        .onRef("letter_proposals.id", "=", "letter_jobs.proposal_id")
+        .onRef("letter_proposals.owner_id", "=", "letter_jobs.owner_id"),
+    )
+    .where("letter_jobs.owner_id", "=", args.ownerId)
+    .where("letter_jobs.recording_id", "=", args.recordingId)
+    .select([
+      "letter_jobs.kind",
+      "letter_jobs.job_name",
+      "letter_jobs.status",
+      "letter_jobs.error_key",
+      "letter_jobs.scope",
+      "letter_jobs.section_title",
+      "letter_jobs.base_version",
+      "letter_jobs.created_at",
+      "letter_jobs.finished_at",
+      "letter_jobs.proposal_id",
+      "letter_proposals.status as proposal_status",
+    ])
+    .executeTakeFirst();
 }
 
 /** Claim, renew and finish a run; the sweep's requeue and resend (job-lease.server.ts). */

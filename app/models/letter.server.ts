@@ -230,16 +230,20 @@ export async function listStyleExamples(args: {
     .execute();
 }
 
-export async function insertProposal(args: {
-  ownerId: string;
-  letterId: string;
-  baseVersion: number;
-  scope: "all" | "full_text" | "section";
-  sectionTitle: string | null;
-  query: string;
-  content: StoredLetterContent;
-}) {
-  return getDb()
+/** A proposal to accept or reject; `db` a transaction when it must land with something else (a job's outcome). */
+export async function insertProposal(
+  args: {
+    ownerId: string;
+    letterId: string;
+    baseVersion: number;
+    scope: "all" | "full_text" | "section";
+    sectionTitle: string | null;
+    query: string;
+    content: StoredLetterContent;
+  },
+  db: Db = getDb(),
+) {
+  return db
     .insertInto("letter_proposals")
     .values({
       owner_id: args.ownerId,

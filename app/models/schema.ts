@@ -200,9 +200,17 @@ export interface LetterVersionsTable {
 
 export type LetterJobStatus = "queued" | "running" | "completed" | "failed";
 
+export type LetterJobKind = "create" | "redo" | "regenerate";
+
 export interface LetterJobsTable extends RecordingJobColumns<LetterJobStatus> {
-  kind: "create" | "redo";
+  kind: LetterJobKind;
   template_id: string;
+  // A regeneration's (migration 0021, ADR 0032); null for create and redo.
+  scope: "all" | "section" | null;
+  section_title: string | null;
+  base_version: number | null;
+  query: string | null;
+  proposal_id: string | null;
 }
 
 export interface LetterProposalsTable {

@@ -36,6 +36,14 @@ export const apiRoutes: Record<string, Check> = {
       { params: { "*": a.letterParam } },
     ),
   ]),
+  "api.arztbrief-regenerate.$": owned(({ a }) => [
+    get(`/api/arztbrief-regenerate/${a.letterParam}`, { "*": a.letterParam }),
+    send(
+      `/api/arztbrief-regenerate/${a.letterParam}`,
+      { scope: "section", section: "Befund" },
+      { params: { "*": a.letterParam } },
+    ),
+  ]),
   "api.arztbriefe": ownDataOnly(() => [get("/api/arztbriefe")]),
   "api.audio-playback.$": owned(({ a }) =>
     [a.recordingKey, a.uploadedKey].map((key) => get(`/api/audio-playback/${key}`, { "*": key })),

@@ -49,6 +49,7 @@ export const screenRoutes: Record<string, Check> = {
       accept: { proposalId: a.proposalId },
       reject: { proposalId: a.proposalId },
       restore: { version: "1" },
+      regenerate: { scope: "__all__" },
     };
     // A's proposal and prompt named inside B's own letter: the panel's own "not found", word for word the
     // answer for an id that never existed, so B learns nothing about A's.

@@ -15,8 +15,9 @@ import {
   saveLetter,
 } from "~/services/letters/editing.server";
 import { decideRefinement, instructionFrom, proposeRefinement } from "~/services/letters/refinement.server";
-import { toStructuredContent } from "~/services/letters/letter-content";
+import { sectionsOf, toStructuredContent } from "~/services/letters/letter-content";
 import { confirmFlag, proposeOmission } from "~/services/letters/letter-evidence.server";
+import { regenerationQuery, regenerationScopeFrom, requestRegeneration } from "~/services/letters/regenerate.server";
 import { LlmError } from "~/services/llm/types";
 import {
   listPrompts,
@@ -228,6 +229,27 @@ const intents: { [I in EditorIntent]: Intent<I> } = {
     }
   },
   release,
+
+  // Regeneration from the corrected transcript (ADR 0032): a job whose result is a proposal. The page it leads to
+  // says so while it runs and, once the proposal is there, leads on to it (editor-loader.server.ts).
+  async regenerate({ user, key, letter, form: { scope }, request }) {
+    const audited = (outcome: AuditOutcome) => auditLetter(request, user.id, "letter.regenerate", key, outcome);
+    try {
+      const t = await getFixedTFor(await getLanguage(request), ["letters"]);
+      await requestRegeneration({
+        userId: user.id,
+        key,
+        scope: regenerationScopeFrom(scope, sectionsOf(letter.content)),
+        query: regenerationQuery(t),
+      });
+      await audited("success");
+      return done(`${editorUrl(key)}?regeneration=1`, { type: "success", key: "letters:toast.regenerateStarted" });
+    } catch (error) {
+      const message = await messageOf(request, error);
+      await audited("failure");
+      return fail({ form: "regenerate", error: message, scope }, httpStatus(error));
+    }
+  },
 };
 
 function notFoundPrompt() {

@@ -1,4 +1,4 @@
-import { json, type LoaderFunctionArgs } from "@remix-run/node";
+import { json, redirect, type LoaderFunctionArgs } from "@remix-run/node";
 import { auditLetter } from "~/services/audit/events.server";
 import { DomainError } from "~/services/web/domain-error.server";
 import { notFound as pageNotFound } from "~/services/web/not-found.server";
@@ -17,6 +17,7 @@ import {
   type SectionChange,
 } from "~/services/letters/letter-content";
 import { letterEvidence, type LetterEvidence } from "~/services/letters/letter-evidence.server";
+import { regenerationOf, type RegenerationState } from "~/services/letters/regenerate.server";
 import { sentenceEvidence } from "./sentence-evidence.server";
 import { getPlaybackUrl } from "~/services/recordings/playback.server";
 import { viewerPath } from "~/routes/_app.transcriptions/paths";
@@ -25,6 +26,7 @@ import { requireUser, type SessionUser } from "~/services/web/session.server";
 import { LANGUAGE_MISSING, notFound, type Letter } from "./editor-access.server";
 import type { DiffSection, EditorSection } from "./types";
 import { isLetterView, readViewPreference, rememberView } from "./view-preference.server";
+import { editorUrl } from "./paths";
 
 // The letter editor's loader (SPEC §2 "Letter editor modal", §5 "Letters and prompts"): it shapes one letter
 // for the screen (structured or text view, a refinement proposal, the version history or a comparison). Every
@@ -89,6 +91,19 @@ function auditAction(mode: ReturnType<typeof modeOf>) {
   return `letter.${mode}.read` as const;
 }
 
+/**
+ * What the editor says of the letter's last regeneration (ADR 0032): that it runs, that its proposal is ready, or why
+ * it failed — the last two only while the letter is still the version it started from (afterwards it is old news).
+ */
+function regenerationView(state: RegenerationState, version: number) {
+  if (state.state === "processing") return { state: "processing" as const, section: state.section };
+  if (state.state === "none" || state.baseVersion !== version) return null;
+  if (state.state === "failed") return { state: "failed" as const, errorKey: state.errorKey };
+  if (state.proposalId && state.proposalStatus === "open")
+    return { state: "ready" as const, proposalId: state.proposalId };
+  return null;
+}
+
 /** Where the evidence's sources are in the transcript view, and the audio to hear them. */
 async function sourceLinks(user: SessionUser, letter: Letter, evidence: LetterEvidence) {
   // The audio may be gone (deleted after release, by retention): the sources still link to the transcript.
@@ -124,6 +139,14 @@ export async function loadEditor({ request, params }: Args) {
   const asked = url.searchParams.get("view");
   // SPEC §2: plain-text letters open in the text view only; otherwise the remembered choice.
   const view = plain ? "text" : isLetterView(asked) ? asked : ((await readViewPreference(request)) ?? "structured");
+  const regeneration = regenerationView(
+    await regenerationOf(user.id, { recording_id: letter.recording_id, current_version: letter.version }),
+    letter.version,
+  );
+  // The page a started regeneration leads to (?regeneration=1) refreshes itself until the job is done; then it leads
+  // on to the proposal.
+  if (url.searchParams.has("regeneration") && regeneration?.state === "ready")
+    throw redirect(`${editorUrl(letter.key)}?proposal=${encodeURIComponent(regeneration.proposalId)}`);
   const [prompts, proposal, past, evidence] = await Promise.all([
     listPrompts({ userId: user.id }),
     mode === "proposal"
@@ -159,6 +182,7 @@ export async function loadEditor({ request, params }: Args) {
         ({ missing: t("recordings:consent.notDocumented") } as const),
       // A letter job (a redo) is writing a new version: read-only until it is done.
       busy: letter.status === "processing",
+      regeneration,
       plain,
       view,
       mode,

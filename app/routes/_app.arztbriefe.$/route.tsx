@@ -11,6 +11,7 @@ import { editorAction } from "./editor-action.server";
 import { loadEditor } from "./editor-loader.server";
 import { StructuredForm, TextView } from "./editor-views";
 import { RefinePanel } from "./refine-panel";
+import { RegenerateForm, RegenerationNotice } from "./regenerate-form";
 import { Compare, Proposal, Versions } from "./history-views";
 import { Spinner } from "./letter-status";
 import { deleteUrl, editorUrl, redoUrl } from "./paths";
@@ -72,7 +73,9 @@ export default function LetterEditor() {
   const base = editorUrl(data.key);
   const language = data.language as Language;
   const editing = data.mode === "edit";
-  const failure = actionData && actionData.form !== "refine" && actionData.form !== "prompts" ? actionData : null;
+  const failure = actionData && !["refine", "prompts", "regenerate"].includes(actionData.form) ? actionData : null;
+  // A regeneration says itself that it runs (the letter is busy meanwhile, as during a redo).
+  const regenerating = data.regeneration?.state === "processing";
   return (
     <Modal title={t("editor.title", { name: data.name })} closeTo="/arztbriefe" closeLabel={t("editor.close")} wide>
       {/* While a letter job writes a new version the page refreshes itself (letter.js does so with JavaScript). */}
@@ -123,7 +126,10 @@ export default function LetterEditor() {
             {data.consent.missing}
           </p>
         )}
-        {data.busy ? (
+        {data.regeneration && (regenerating || data.mode !== "proposal") ? (
+          <RegenerationNotice view={data.regeneration} base={base} />
+        ) : null}
+        {data.busy && !regenerating ? (
           <p
             role="status"
             className="flex items-center gap-2 rounded border border-sky-300 bg-sky-50 px-3 py-2 text-sm text-sky-900"
@@ -206,14 +212,17 @@ export default function LetterEditor() {
               />
             )}
           </div>
-          <RefinePanel
-            sections={data.sections}
-            plain={data.plain}
-            busy={data.busy}
-            prompts={data.prompts}
-            limits={data.limits}
-            actionData={actionData}
-          />
+          <div className="space-y-6">
+            <RefinePanel
+              sections={data.sections}
+              plain={data.plain}
+              busy={data.busy}
+              prompts={data.prompts}
+              limits={data.limits}
+              actionData={actionData}
+            />
+            <RegenerateForm sections={data.sections} plain={data.plain} busy={data.busy} actionData={actionData} />
+          </div>
         </div>
       </div>
     </Modal>

@@ -20,6 +20,7 @@ export const INTENT = {
   restore: "restore",
   confirmFlag: "confirmFlag",
   proposeOmission: "proposeOmission",
+  regenerate: "regenerate",
 } as const;
 
 export type EditorIntent = (typeof INTENT)[keyof typeof INTENT];
@@ -54,6 +55,8 @@ export const editorActionSchema = intentForms([
   // place in the list, turned into a proposal.
   z.object({ intent: z.literal(INTENT.confirmFlag), sentence: textField(), flag: firstOf(z.enum(FLAG_KINDS)) }),
   z.object({ intent: z.literal(INTENT.proposeOmission), omission: firstOf(z.coerce.number().int().min(0).max(1000)) }),
+  // Regeneration from the corrected transcript (ADR 0032): the whole letter, or the section the selector names.
+  z.object({ intent: z.literal(INTENT.regenerate), scope }),
 ]);
 
 export type EditorForm = z.infer<typeof editorActionSchema>;

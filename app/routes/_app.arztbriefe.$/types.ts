@@ -15,7 +15,7 @@ export type SavedPromptView = { id: string; title: string; text: string };
 
 /** Which form answered (failures and the no-JavaScript prompt fill re-render the page with what was sent). */
 export type EditorActionData = {
-  form: "save" | "refine" | "prompts" | "proposal" | "versions" | "check";
+  form: "save" | "refine" | "prompts" | "proposal" | "versions" | "check" | "regenerate";
   error?: string;
   /** The letter changed since the doctor loaded it: their text is re-rendered, never lost. */
   conflict?: boolean;

@@ -83,6 +83,10 @@ export type LetterAction =
   | "letter.proposal.reject"
   | "letter.release"
   | "letter.redo"
+  // Regeneration from the corrected transcript (ADR 0032): asked for, its job's outcome, its status read.
+  | "letter.regenerate"
+  | "letter.regenerate.done"
+  | "letter.regenerate.read"
   | "letter.delete"
   | "letter.evidence.read"
   | `letter.confirm.${FlagKind}`

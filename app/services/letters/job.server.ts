@@ -11,7 +11,7 @@ import { getRagAgreed } from "~/models/template.server";
 import { getConfig } from "../config/config.server";
 import { getDb } from "../../models/db.server";
 import { LETTER_ROLES, waitingForModels } from "../model-store/downloads.server";
-import { classify, settle } from "./job-outcome.server";
+import { classifyRun, settleRun } from "./regeneration-outcome.server";
 import { letterLanguage, wake } from "./letters.server";
 import { generateLetter } from "./generate.server";
 import { sectionsOf, type LetterSection } from "./letter-content";
@@ -63,7 +63,7 @@ export async function runLetterJob(jobId: string): Promise<"completed" | "failed
         errorKey: "letters:errors.transcriptMissing",
         detail: "transcript gone",
       };
-      const settled = await settle(job, { ok: false, ...verdict }, language, tags);
+      const settled = await settleRun(job, { ok: false, ...verdict }, language, tags);
       return settled ? "failed" : "skipped";
     }
     language = letterLanguage(recording.language_code);
@@ -100,11 +100,11 @@ export async function runLetterJob(jobId: string): Promise<"completed" | "failed
       transcript: document,
       context: context.map((c) => ({ kind: c.kind, text: c.text, sourceName: c.source_name })),
       styleExamples,
-      mode: job.kind,
+      mode: job.kind === "redo" ? "redo" : "create",
       signal: controller.signal,
     });
     await recordTokens(job.owner_id, "medical-letter-v2", result.usage, model.name === "local");
-    const saved = await settle(
+    const saved = await settleRun(
       job,
       { ok: true, sections: result.sections, templateId: job.template_id },
       language,
@@ -113,9 +113,9 @@ export async function runLetterJob(jobId: string): Promise<"completed" | "failed
     return saved ? "completed" : "skipped";
   } catch (error) {
     if (controller.signal.aborted) return "skipped";
-    const verdict = classify(error, job);
+    const verdict = classifyRun(error, job);
     console.warn(`[letters] job ${job.id} attempt ${job.attempts} failed:`, verdict.detail);
-    const settled = await settle(job, { ok: false, ...verdict }, language, tags).catch((settleError) => {
+    const settled = await settleRun(job, { ok: false, ...verdict }, language, tags).catch((settleError) => {
       console.warn("[letters] could not record the failure:", (settleError as Error).message);
       return false;
     });

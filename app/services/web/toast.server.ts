@@ -63,6 +63,7 @@ export const toastKeys = [
   "letters:toast.exists",
   "letters:toast.createFailed",
   "letters:toast.redoStarted",
+  "letters:toast.regenerateStarted",
   "letters:toast.saved",
   "letters:toast.noChanges",
   "letters:toast.accepted",
