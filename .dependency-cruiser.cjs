@@ -1,7 +1,7 @@
 // The layering of the server code (issue 23, docs/architecture.md), checked by `npm run lint`:
 // routes → services → models; adapters never import use cases; only the start-up imports the job registry;
 // no import cycles anywhere.
-const ADAPTERS = "storage|media|pdf|antivirus|patient-records|speech|llm|model-store|dev-oidc";
+const ADAPTERS = "storage|media|pdf|antivirus|patient-records|speech|llm|model-store|dev-oidc|letter-export";
 const USE_CASES = "recordings|transcription|letters|templates|chat|live|accounts|admin";
 
 /** @type {import('dependency-cruiser').IConfiguration} */
