@@ -230,3 +230,46 @@ describe("checkLetter", () => {
     expect(check(sections)).toEqual(check(sections));
   });
 });
+
+describe("checkLetter: the model's citations (issue 24)", () => {
+  function cited(text: string, sources: string[]) {
+    return checkLetter({
+      sections: [{ title: "Anamnese", text }],
+      segments: consultation,
+      language: "de-DE",
+      citedFor: (s) => (s.text === text ? sources : null),
+    }).sentences[0]!;
+  }
+
+  it("confirms a source that says the sentence, also when the fact spans a question and its answer", () => {
+    const right = cited("Ramipril 5 mg morgens.", ["s7"]);
+    expect(right.citation).toEqual({ holding: ["s7"], notHolding: [], unknown: [] });
+    expect(kinds(right)).toEqual([]);
+    const answer = cited("Keine Allergie gegen Penicillin.", ["s5"]);
+    expect(answer.citation?.holding).toEqual(["s5"]);
+  });
+
+  it("flags a sentence whose named sources do not hold it, even when the checker finds it elsewhere", () => {
+    const wrong = cited("Kein Fieber und kein Husten.", ["s0"]);
+    expect(wrong.status).toBe("supported");
+    expect(wrong.citation).toEqual({ holding: [], notHolding: ["s0"], unknown: [] });
+    expect(kinds(wrong)).toEqual(["citation"]);
+  });
+
+  it("flags a source the consultation does not have, and keeps one that holds beside it", () => {
+    const madeUp = cited("Ramipril 5 mg morgens.", ["s7", "s99"]);
+    expect(madeUp.citation).toEqual({ holding: ["s7"], notHolding: [], unknown: ["s99"] });
+    expect(kinds(madeUp)).toEqual(["citation"]);
+  });
+
+  it("has no citation where the model named none, and counts citation flags apart from strict ones", () => {
+    const none = cited("Ramipril 5 mg morgens.", []);
+    expect(none.citation).toBeNull();
+    const result = checkLetter({
+      sections: [{ title: "Anamnese", text: "Kein Fieber und kein Husten." }],
+      segments: consultation,
+      citedFor: () => ["s0"],
+    });
+    expect(result.counts.flagged).toBe(0);
+  });
+});

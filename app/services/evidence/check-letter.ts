@@ -4,13 +4,21 @@
 // step, in a test, in the bench, and later in the editor as the doctor types.
 
 import { isNoInformation, type LetterSection } from "../letters/letter-content";
-import { buildCorpus, linkSentence, unitsOf, type Segment, type Support } from "./evidence";
+import {
+  buildCorpus,
+  checkCitation,
+  linkSentence,
+  unitsOf,
+  type CitationCheck,
+  type Segment,
+  type Support,
+} from "./evidence";
 import { contentTokens, fold, numberKey, tokenize, type Token } from "./normalise";
 import { findOmissions, indexLetter, type EmptySection, type Omission } from "./omissions";
 import { splitSentences } from "./sentences";
 import { checkSentence, numbersSaid, segmentPolarities, sidesSaid, type Flag } from "./strict-checks";
 
-export type { Segment } from "./evidence";
+export type { CitationCheck, Segment } from "./evidence";
 export type { Flag, FlagKind } from "./strict-checks";
 export type { Omission, EmptySection } from "./omissions";
 
@@ -23,6 +31,11 @@ export type CheckLetterInput = {
   fixedText?: string;
   /** The letter's language; the rules cover German and English alike, so it is informational for now. */
   language?: string | null;
+  /**
+   * The segment ids the model named for a sentence when it wrote it (structured output with sources); null when it
+   * named none or did not write it. Each is verified, never trusted.
+   */
+  citedFor?: (sentence: { section: number; text: string }) => string[] | null;
 };
 
 /** "supported" and "unsupported" are claims; "neutral" sentences claim nothing ("Keine Informationen gefunden"). */
@@ -42,6 +55,8 @@ export type CheckedSentence = {
   coverage: number;
   support: Support[];
   flags: Flag[];
+  /** The model's named sources, checked; null when it named none. */
+  citation: CitationCheck | null;
 };
 
 export type CheckLetterResult = {
@@ -127,7 +142,7 @@ export function checkLetter(input: CheckLetterInput): CheckLetterResult {
       isNoInformation(span.text) ||
       contentTokens(tokens).length === 0 ||
       (fixed !== "" && fixed.includes(squash(span.text)));
-    if (neutral) return { ...base, status: "neutral" as const, coverage: 0, support: [], flags: [] };
+    if (neutral) return { ...base, status: "neutral" as const, coverage: 0, support: [], flags: [], citation: null };
     const units = unitsOf(corpus, tokens, splitVocabulary);
     const linking = linkSentence(corpus, units);
     const sectionText = input.sections[sectionIndex]!.text;
@@ -136,18 +151,25 @@ export function checkLetter(input: CheckLetterInput): CheckLetterResult {
       sectionText,
     );
     if (!linking.supported) flags.unshift({ kind: "unsupported", start: span.start, end: span.end, text: span.text });
+    const cited = input.citedFor?.({ section: sectionIndex, text: span.text }) ?? null;
+    const citation = cited && cited.length > 0 ? checkCitation(corpus, units, cited) : null;
+    // Sources named that do not hold the sentence — all of them, or one the consultation does not have — are the
+    // model vouching for what it cannot show: a flag of its own, even on a sentence the checker finds elsewhere.
+    if (citation && (citation.holding.length === 0 || citation.unknown.length > 0))
+      flags.push({ kind: "citation", start: span.start, end: span.end, text: span.text });
     return {
       ...base,
       status: linking.supported ? ("supported" as const) : ("unsupported" as const),
       coverage: Math.round(linking.coverage * 1000) / 1000,
       support: linking.support,
       flags,
+      citation,
     };
   });
 
   const { omissions, emptySections } = findOmissions(corpus, input.sections, indexLetter(pieces.map((p) => p.tokens)));
   const isStrict = (f: Flag, s: CheckedSentence) =>
-    !(f.kind === "unsupported" && f.start === s.start && f.end === s.end);
+    !(f.kind === "unsupported" && f.start === s.start && f.end === s.end) && f.kind !== "citation";
   return {
     sentences,
     omissions,

@@ -322,3 +322,40 @@ export function linkSentence(corpus: Corpus, units: Unit[]): Linking {
     .map(([s, score]) => ({ segmentId: corpus.segments[s]!.id, score: Math.round(score * 1000) / 1000 }));
   return { units, coverage, supported: coverage >= LINKING.threshold, windows: chosen, support };
 }
+
+/** A source the model named holds a statement when the passage around it holds this share of its content. */
+export const CITATION_HOLDS = 0.3;
+
+export type CitationCheck = {
+  /** The named ids whose passage (the segment and its neighbours: a question and its answer) holds the statement. */
+  holding: string[];
+  /** Named ids that exist but whose passage does not hold it. */
+  notHolding: string[];
+  /** Named ids the consultation has no segment of: the model made them up. */
+  unknown: string[];
+};
+
+/**
+ * The independent check of a model's citation (issue 24): each source the model named for a sentence, looked up in
+ * the consultation and measured as the linker measures — never taken on the model's word. A segment counts with its
+ * neighbours, as a window does, because "Nein, keine" holds a fact only with the question before it.
+ */
+export function checkCitation(corpus: Corpus, units: Unit[], ids: string[]): CitationCheck {
+  const result: CitationCheck = { holding: [], notHolding: [], unknown: [] };
+  const total = units.reduce((sum, u) => sum + u.weight, 0);
+  const index = new Map(corpus.segments.map((s, i) => [s.id, i]));
+  const credits = total > 0 ? segmentCredits(corpus, units) : new Map<number, number[]>();
+  for (const id of new Set(ids)) {
+    const at = index.get(id);
+    if (at === undefined) {
+      result.unknown.push(id);
+      continue;
+    }
+    const best = units.map(() => 0);
+    for (let s = Math.max(0, at - 1); s <= Math.min(corpus.segments.length - 1, at + 1); s++)
+      credits.get(s)?.forEach((v, k) => (best[k] = Math.max(best[k]!, v)));
+    const share = total > 0 ? best.reduce((sum, v, k) => sum + v * units[k]!.weight, 0) / total : 0;
+    (share >= CITATION_HOLDS ? result.holding : result.notHolding).push(id);
+  }
+  return result;
+}

@@ -18,7 +18,8 @@ import {
   type Token,
 } from "./normalise";
 
-export type FlagKind = "number" | "dose" | "date" | "side" | "negation" | "unsupported";
+/** "citation": the model named sources for the sentence, and none of them holds it (checkCitation). */
+export type FlagKind = "number" | "dose" | "date" | "side" | "negation" | "unsupported" | "citation";
 
 /** A problem in a letter sentence; `start`/`end` are offsets in the section's text. */
 export type Flag = { kind: FlagKind; start: number; end: number; text: string };
