@@ -19,6 +19,7 @@ import * as m0017 from "./0017_transcript_versions";
 import * as m0018 from "./0018_user_vocabulary";
 import * as m0019 from "./0019_letter_confirmations";
 import * as m0021 from "./0021_letter_regeneration";
+import * as m0022 from "./0022_letter_citations";
 
 // Static imports: kysely's FileMigrationProvider cannot import .ts under plain
 // Node (STACK-NOTES pitfall 5). Append new migrations here, in order.
@@ -43,4 +44,5 @@ export const migrations: Record<string, Migration> = {
   "0018_user_vocabulary": m0018,
   "0019_letter_confirmations": m0019,
   "0021_letter_regeneration": m0021,
+  "0022_letter_citations": m0022,
 };

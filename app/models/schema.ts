@@ -237,6 +237,15 @@ export interface LetterConfirmationsTable {
   confirmed_at: CreatedAt;
 }
 
+export interface LetterCitationsTable {
+  letter_id: string;
+  owner_id: string;
+  wording_hash: string;
+  /** Segment ids as the model named them (migration 0022). */
+  segment_ids: ColumnType<string[], string, string>;
+  cited_at: Timestamp;
+}
+
 export interface SavedPromptsTable {
   id: Generated<string>;
   owner_id: string;
@@ -299,6 +308,7 @@ export interface Database {
   letter_jobs: LetterJobsTable;
   letter_proposals: LetterProposalsTable;
   letter_confirmations: LetterConfirmationsTable;
+  letter_citations: LetterCitationsTable;
   saved_prompts: SavedPromptsTable;
   live_sessions: LiveSessionsTable;
   live_audio: LiveAudioTable;

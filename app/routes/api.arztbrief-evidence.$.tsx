@@ -36,6 +36,12 @@ export const loader = apiRoute(async ({ request, params }: LoaderFunctionArgs) =
         status: s.status,
         flags: s.flags,
         sources: s.sources.map(source),
+        citation: s.citation && {
+          named: s.citation.named,
+          holding: s.citation.holding,
+          not_holding: s.citation.notHolding.map(source),
+          unknown: s.citation.unknown,
+        },
       })),
     })),
     omissions: evidence.omissions.map((o) => ({
@@ -53,8 +59,8 @@ export const loader = apiRoute(async ({ request, params }: LoaderFunctionArgs) =
   });
 });
 
-function source(s: { id: string; speaker: string; start: number; text: string }) {
-  return { segment_id: s.id, speaker: s.speaker, start: s.start, text: s.text };
+function source(s: { id: string; speaker: string; start: number; text: string; cited?: true }) {
+  return { segment_id: s.id, speaker: s.speaker, start: s.start, text: s.text, ...(s.cited ? { cited: true } : {}) };
 }
 
 function flagFrom(value: unknown): FlagKind {

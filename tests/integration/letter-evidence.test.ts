@@ -308,7 +308,7 @@ describe("the letter check over the JSON API", () => {
     const unknown = await api(letter.path, cookie, { action: "confirm", sentence: dose.hash, flag: "mood" });
     expect(unknown.status).toBe(400);
     expect((await unknown.json()).detail).toBe(
-      "Unknown kind of flag. Allowed: unsupported, number, dose, date, side, negation.",
+      "Unknown kind of flag. Allowed: unsupported, number, dose, date, side, negation, citation.",
     );
 
     const proposed = await api(letter.path, cookie, { action: "propose_omission", omission: 0 });

@@ -14,6 +14,7 @@ import { letterJobOf, letterStatusOf } from "../support/letter-fixtures";
 import { page, post, seedLetter, titlesAndTexts, versionsOf } from "../support/letter-screens";
 import { setupLetterModel, signInWith, withParams } from "../support/letters-api";
 import { reply, type FakeChatRequest } from "../support/fake-openai-chat";
+import { citableLine, sectionAnswer } from "../support/fake-llm-letters";
 import { callRoute, request, setupTestApp, signedInUser } from "../setup/app";
 
 // Regeneration from the corrected transcript (issue 24, ADR 0032): the whole letter or one section written again from
@@ -41,11 +42,19 @@ function echoResponder(request: FakeChatRequest) {
   const schema = request.body?.response_format?.json_schema?.schema;
   const text = (request.body.messages as Array<{ content: string }>).map((m) => m.content).join("\n");
   const transcript = findDataBlocks(text).find((b) => b.kind === "TRANSCRIPT")?.body ?? "";
-  const heard = transcript.replace(/\s+/g, " ").trim();
+  const lines = transcript.split("\n").map(citableLine);
+  const heard = lines
+    .map((l) => l.text)
+    .join(" ")
+    .replace(/\s+/g, " ")
+    .trim();
   const keys = Object.keys(schema?.properties?.sections?.properties ?? {});
+  const sources = lines.flatMap((l) => l.sources);
   return reply.json({
     document_type: "patient_conversation",
-    sections: Object.fromEntries(keys.map((key, i) => [key, `Neu ${i + 1}: ${heard}`])),
+    sections: Object.fromEntries(
+      keys.map((key, i) => [key, sectionAnswer(schema, key, `Neu ${i + 1}: ${heard}`, sources)]),
+    ),
   });
 }
 

@@ -13,10 +13,25 @@ import { reply, type FakeChatReply, type FakeChatRequest } from "./fake-openai-c
 export const NOT_CLINICAL_MARKER = "KEIN-PATIENT";
 export const REFINED_SUFFIX = " (überarbeitet)";
 
-type Schema = { properties?: Record<string, Schema & { properties?: Record<string, Schema> }> };
+type Schema = { type?: string; properties?: Record<string, Schema> };
 
 function keys(schema: Schema | undefined, property: string) {
   return Object.keys(schema?.properties?.[property]?.properties ?? {});
+}
+
+/**
+ * A section's answer in the shape the request's schema asks (issue 24): its text, or — when the engine is asked for
+ * sources — the text as one statement citing `sources`.
+ */
+export function sectionAnswer(schema: Schema | undefined, key: string, text: string, sources: string[] = []) {
+  const cited = schema?.properties?.sections?.properties?.[key]?.type === "array";
+  return cited ? (text ? [{ text, sources }] : []) : text;
+}
+
+/** A transcript block's line without the id a cited prompt starts it with ("[t0p0] Sprecher 1: …"), and the id. */
+export function citableLine(line: string): { text: string; sources: string[] } {
+  const match = /^\[([^\]\s]+)\] (.*)$/s.exec(line);
+  return match ? { text: match[2]!, sources: [match[1]!] } : { text: line, sources: [] };
 }
 
 /** What an instruction asks to add („ergänze „…““), with a leading space; "" when it asks for nothing. */
@@ -41,9 +56,12 @@ export function letterModel(request: FakeChatRequest): FakeChatReply {
   switch (name) {
     case "arztbrief": {
       const notes = blocks.find((b) => b.kind === "NOTES")?.body;
-      const first = (notes ?? transcript).split("\n").find((line) => line.trim()) ?? "";
+      const first = citableLine((notes ?? transcript).split("\n").find((line) => line.trim()) ?? "");
       const sections = Object.fromEntries(
-        keys(schema, "sections").map((key, i) => [key, i === 0 ? first.replace(/^[-\s]+/, "") : ""]),
+        keys(schema, "sections").map((key, i) => [
+          key,
+          sectionAnswer(schema, key, i === 0 ? first.text.replace(/^[-\s]+/, "") : "", first.sources),
+        ]),
       );
       return reply.json({ document_type: documentType, sections });
     }

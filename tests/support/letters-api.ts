@@ -8,6 +8,7 @@ import { createOpenAiChatModel } from "~/services/llm/openai-chat.server";
 import { callRoute } from "../setup/app";
 import { apiClientFor, type ApiClient } from "./api-client";
 import { reply, startFakeOpenAiChatServer, type FakeChatRequest, type FakeChatServer } from "./fake-openai-chat";
+import { citableLine, sectionAnswer } from "./fake-llm-letters";
 import { letterJobOf, userIdOf } from "./letter-fixtures";
 
 // The letters API's test world (letters-api-*.test.ts): the real OpenAI-compatible adapter talking HTTP to a
@@ -50,8 +51,12 @@ export function letterResponder(documentType = "patient_conversation") {
     const transcript = findDataBlocks(text).find((b) => b.kind === "TRANSCRIPT")?.body ?? "";
     if (schema?.properties?.sections) {
       const keys = Object.keys(schema.properties.sections.properties);
+      const first = citableLine(transcript.split("\n")[0] ?? "");
       const sections = Object.fromEntries(
-        keys.map((key, i) => [key, i === 0 ? `Aus dem Gespräch: ${transcript.split("\n")[0]}` : ""]),
+        keys.map((key, i) => [
+          key,
+          sectionAnswer(schema, key, i === 0 ? `Aus dem Gespräch: ${first.text}` : "", first.sources),
+        ]),
       );
       return reply.json({ document_type: documentType, sections });
     }

@@ -2,7 +2,12 @@ import { Form, Link } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { quiet } from "~/components/ui/buttons";
 import { clock } from "~/components/ui/clock";
-import type { EvidenceSentence, EvidenceSource, LetterEvidence } from "~/services/letters/letter-evidence.server";
+import type {
+  EvidenceCitation,
+  EvidenceSentence,
+  EvidenceSource,
+  LetterEvidence,
+} from "~/services/letters/letter-evidence.server";
 import { INTENT } from "./schema";
 
 // The editor's check (issue 24): the letter sentence by sentence with the transcript segments each rests on, the
@@ -31,6 +36,7 @@ export function EvidenceSummary({ counts, to }: { counts: EvidenceCounts | null;
   const parts = [
     counts.unsupported > 0 ? t("evidence.unsupported", { count: counts.unsupported }) : null,
     counts.flagged > 0 ? t("evidence.flagged", { count: counts.flagged }) : null,
+    counts.citations > 0 ? t("evidence.citations", { count: counts.citations }) : null,
     counts.omissions > 0 ? t("evidence.omissions", { count: counts.omissions }) : null,
   ].filter((part): part is string => part !== null);
   const open = parts.length > 0;
@@ -71,6 +77,11 @@ function Sources({
             >
               {t("evidence.source", { speaker: source.speaker, time: clock(source.start) })}
             </a>
+            {source.cited ? (
+              <span className="ml-2 rounded-full bg-emerald-50 px-1.5 py-0.5 text-emerald-800" data-cited>
+                {t("evidence.citedHolds")}
+              </span>
+            ) : null}
           </p>
           <p className="mt-0.5 line-clamp-3 text-sm text-slate-800">{source.text}</p>
           {audioUrl ? (
@@ -86,6 +97,32 @@ function Sources({
         </li>
       ))}
     </ul>
+  );
+}
+
+/** The sources the model named that the checker could not confirm: shown, so the doctor sees what was claimed. */
+function CitationNotes({ citation, transcriptPath }: { citation: EvidenceCitation; transcriptPath: string }) {
+  const { t } = useTranslation("letters");
+  if (citation.notHolding.length === 0 && citation.unknown.length === 0) return null;
+  return (
+    <div className="mt-2 text-xs text-slate-700" data-citation-rejected>
+      <p>{t("evidence.citedNotHolding", { count: citation.notHolding.length + citation.unknown.length })}</p>
+      <ul className="mt-1 list-inside list-disc">
+        {citation.notHolding.map((source) => (
+          <li key={source.id} data-cited-not-holding={source.id}>
+            <a href={`${transcriptPath}#seg-${source.id}`} className="text-brand-700 hover:underline">
+              {t("evidence.source", { speaker: source.speaker, time: clock(source.start) })}
+            </a>
+            : <span className="text-slate-600">{source.text}</span>
+          </li>
+        ))}
+        {citation.unknown.map((id) => (
+          <li key={id} data-cited-unknown={id}>
+            {t("evidence.citedUnknown", { id })}
+          </li>
+        ))}
+      </ul>
+    </div>
   );
 }
 
@@ -121,7 +158,7 @@ function Sentence({
               <span className={flag.confirmed ? "text-slate-500" : "font-medium text-amber-900"}>
                 {t(`evidence.flag.${flag.kind}`)}
               </span>
-              {flag.kind !== "unsupported" ? (
+              {flag.kind !== "unsupported" && flag.kind !== "citation" ? (
                 <span className="text-xs text-slate-600">{t("evidence.flagAt", { text: flag.text })}</span>
               ) : null}
               {flag.confirmed ? (
@@ -142,6 +179,7 @@ function Sentence({
           ))}
         </ul>
       ) : null}
+      {sentence.citation ? <CitationNotes citation={sentence.citation} transcriptPath={transcriptPath} /> : null}
       {sentence.status === "supported" || sentence.status === "unsupported" ? (
         <details className="mt-2" open={sentence.status === "unsupported" || undefined}>
           <summary className="cursor-pointer text-xs text-slate-600">

@@ -5,6 +5,7 @@ import { ScriptedModel, extractiveResponder, type Responder } from "../../../tes
 import {
   ALLERGIEN,
   MEDIKATION,
+  blocksOf,
   failure,
   inputs,
   rules,
@@ -136,5 +137,40 @@ describe("generateLetter: failures", () => {
     const error = await failure(generateLetter({ model, ...inputs(), signal: AbortSignal.abort() }));
     expect((error as Error).name).toBe("AbortError");
     expect(model.requests).toEqual([]);
+  });
+});
+
+describe("generateLetter: an engine that names its sources (issue 24)", () => {
+  class CitingModel extends ScriptedModel {
+    readonly citesSources = true;
+  }
+  /** Cites, for the first section, the transcript's first line by the id the prompt shows. */
+  const citing: Responder = (request) => {
+    const transcript = blocksOf(request).find((b) => b.kind === "TRANSCRIPT")?.body ?? "";
+    const first = /^\[(t\d+p\d+)\] [^:]+: (.*)$/m.exec(transcript);
+    const keys = Object.keys(request.schema.properties!.sections!.properties!);
+    return {
+      document_type: "patient_conversation",
+      sections: Object.fromEntries(
+        keys.map((key, i) => [key, i === 0 && first ? [{ text: first[2], sources: [first[1]] }] : []]),
+      ),
+    };
+  };
+
+  it("asks for statements with sources in the one-request letter and hands the citations on", async () => {
+    const model = new CitingModel(citing, 16_000);
+    const result = await generateLetter({ model, ...inputs() });
+    expect(model.requests).toHaveLength(1);
+    expect(model.requests[0]!.schema.properties!.sections!.properties!.s1!.type).toBe("array");
+    expect(result.citations).toHaveLength(1);
+    expect(result.citations[0]).toMatchObject({ section: 0, sources: ["t0p0"] });
+    expect(result.sections[0]!.text).toBe(result.citations[0]!.text);
+  });
+
+  it("asks for plain sections and has no citations when the engine does not cite", async () => {
+    const model = new ScriptedModel(extractiveResponder(rules), 16_000);
+    const result = await generateLetter({ model, ...inputs() });
+    expect(model.requests[0]!.schema.properties!.sections!.properties!.s1!.type).toBe("string");
+    expect(result.citations).toEqual([]);
   });
 });

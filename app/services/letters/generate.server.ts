@@ -29,29 +29,35 @@ export async function generateLetter(options: GenerateLetterOptions): Promise<Ge
 
   const schema = buildLetterSchema(titles, language);
   const answerTokens = letterAnswerTokens(titles.length, model.contextTokens);
+  // An engine that can name its sources is asked for them (issue 24) in the one-request letter, whose prompt shows
+  // the transcript's line ids; a letter written from notes cites nothing: the notes carry no ids.
+  const cited = model.citesSources === true;
+  const singleSchema = cited ? buildLetterSchema(titles, language, true) : schema;
+  const singleAnswerTokens = letterAnswerTokens(titles.length, model.contextTokens, cited);
   const styleExamples = selectStyleExamples(options.styleExamples, count, styleBudgetTokens(model.contextTokens));
   // One request if the whole consultation fits — if need be without the style examples, which are only style.
   const single = [styleExamples, []]
-    .map((examples) => buildLetterMessages({ ...options, context, styleExamples: examples }))
-    .find((messages) => promptTokens(count, messages, schema) + answerTokens <= model.contextTokens);
+    .map((examples) => buildLetterMessages({ ...options, context, styleExamples: examples }, cited))
+    .find((messages) => promptTokens(count, messages, singleSchema) + singleAnswerTokens <= model.contextTokens);
 
   if (single) {
     const value = await runner.call("letter", {
       messages: single,
-      schema,
+      schema: singleSchema,
       schemaName: LETTER_SCHEMA_NAME,
-      maxTokens: answerTokens,
+      maxTokens: singleAnswerTokens,
       temperature: 0.2,
     });
-    const { documentType, sections } = readLetterAnswer(value, titles, language, { mode });
-    return finish(runner, { sections, documentType, strategy: "single" });
+    const { documentType, sections, citations } = readLetterAnswer(value, titles, language, { mode });
+    return finish(runner, { sections, citations, documentType, strategy: "single" });
   }
-  return finish(runner, await mapReduce({ ...options, context, titles, mode, runner, count, schema, answerTokens }));
+  const reduced = await mapReduce({ ...options, context, titles, mode, runner, count, schema, answerTokens });
+  return finish(runner, { ...reduced, citations: [] });
 }
 
 function finish(
   runner: RequestRunner,
-  result: Pick<GeneratedLetter, "sections" | "documentType" | "strategy">,
+  result: Pick<GeneratedLetter, "sections" | "citations" | "documentType" | "strategy">,
 ): GeneratedLetter {
   return { ...result, usage: { ...runner.usage }, requests: runner.requests, model: runner.modelName };
 }

@@ -1,8 +1,11 @@
 import { letterJobLease, lockRecordingForLetter, setLetterStatus } from "~/models/letter-job.server";
+import { recordCitations } from "~/models/letter-citation.server";
 import { appendVersion, findLetterOfRecording, insertLetter } from "~/models/letter.server";
 import { getDb } from "../../models/db.server";
+import { citedWordings } from "./citations";
 import { toStructuredContent, type LetterSection } from "./letter-content";
 import { LetterGenerationError } from "./letter-errors";
+import type { CitedItem } from "./letter-schema";
 import { LlmError } from "../llm/types";
 import { makeStorageKey } from "../storage/storage.server";
 
@@ -13,7 +16,7 @@ import { makeStorageKey } from "../storage/storage.server";
 export const LETTER_MAX_ATTEMPTS = 3;
 
 export type Outcome =
-  | { ok: true; sections: LetterSection[]; templateId: string }
+  | { ok: true; sections: LetterSection[]; templateId: string; citations: CitedItem[] }
   | { ok: false; final: boolean; errorKey: string; detail: string; status: "failed" | "structure_error" };
 
 export async function settle(
@@ -47,7 +50,9 @@ export async function settle(
       if (!finished) return false;
       const content = toStructuredContent(outcome.sections);
       const existing = await findLetterOfRecording(trx, { ownerId: job.owner_id, recordingId: job.recording_id });
+      let letterId: string;
       if (existing) {
+        letterId = existing.id;
         await appendVersion(trx, {
           letterId: existing.id,
           ownerId: job.owner_id,
@@ -68,6 +73,7 @@ export async function settle(
           tags,
         });
         if (!letter) throw new Error("letter row could not be created");
+        letterId = letter.id;
         await appendVersion(trx, {
           letterId: letter.id,
           ownerId: job.owner_id,
@@ -78,6 +84,8 @@ export async function settle(
           content,
         });
       }
+      const citations = citedWordings(outcome.citations);
+      await recordCitations(trx, { ownerId: job.owner_id, letterId, citations });
       await setLetterStatus(trx, {
         ownerId: job.owner_id,
         recordingId: job.recording_id,

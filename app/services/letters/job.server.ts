@@ -106,7 +106,7 @@ export async function runLetterJob(jobId: string): Promise<"completed" | "failed
     await recordTokens(job.owner_id, "medical-letter-v2", result.usage, model.name === "local");
     const saved = await settleRun(
       job,
-      { ok: true, sections: result.sections, templateId: job.template_id },
+      { ok: true, sections: result.sections, citations: result.citations, templateId: job.template_id },
       language,
       tags,
     );

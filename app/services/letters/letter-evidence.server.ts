@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { listCitations } from "~/models/letter-citation.server";
 import { listConfirmations, insertConfirmation } from "~/models/letter-confirmation.server";
 import { insertProposal, listVersionContents } from "~/models/letter.server";
 import { listRecordingContext } from "~/models/letter-job.server";
@@ -8,6 +9,7 @@ import { splitSentences } from "~/services/evidence/sentences";
 import { transcriptSegments, type TranscriptSegment } from "~/services/transcription/segments";
 import { getTranscript } from "~/services/transcription/transcripts.server";
 import { DomainError } from "~/services/web/domain-error.server";
+import { wordingHash } from "./citations";
 import { requireLetter } from "./editing.server";
 import { isNoInformation, sectionsOf, toStructuredContent, type LetterSection } from "./letter-content";
 
@@ -27,6 +29,20 @@ export type EvidenceSource = {
   start: number;
   /** The segment's words, as the transcript has them (rendered as text, never markup). */
   text: string;
+  /** The model named this source when it wrote the sentence, and the checker found that it holds it. */
+  cited?: true;
+};
+
+/** What became of the sources the model named for a sentence (structured output), each checked independently. */
+export type EvidenceCitation = {
+  /** How many sources the model named. */
+  named: number;
+  /** Named sources whose passage holds the sentence (also among `sources`, marked `cited`). */
+  holding: number;
+  /** Named sources whose passage does not hold it. */
+  notHolding: EvidenceSource[];
+  /** Named ids the transcript has no segment of. */
+  unknown: string[];
 };
 
 export type EvidenceFlag = { kind: FlagKind; text: string; confirmed: boolean };
@@ -39,6 +55,8 @@ export type EvidenceSentence = {
   status: CheckedSentence["status"] | "doctor";
   sources: EvidenceSource[];
   flags: EvidenceFlag[];
+  /** Null when the model named no sources for this wording (an engine that does not cite, or not its wording). */
+  citation: EvidenceCitation | null;
 };
 
 export type EvidenceOmission = {
@@ -57,7 +75,8 @@ export type LetterEvidence = {
   omissions: EvidenceOmission[];
   /** Sections that say "Keine Informationen gefunden" while the consultation has facts of their kind. */
   emptySections: Array<{ section: string; kind: FactKind; sources: EvidenceSource[] }>;
-  counts: { unsupported: number; flagged: number; omissions: number };
+  /** `citations`: sentences whose model-named sources do not hold them, not yet confirmed. */
+  counts: { unsupported: number; flagged: number; omissions: number; citations: number };
 };
 
 /** At most this many sources per sentence: the best ones; more would bury the point. */
@@ -132,17 +151,22 @@ export async function letterEvidence(args: { userId: string; letter: CheckedLett
   const document = await consultation(args.userId, letter.transcript_key);
   if (!document) return null;
   const segments = transcriptSegments(document);
-  const [context, versions, confirmations] = await Promise.all([
+  const [context, versions, confirmations, citations] = await Promise.all([
     letter.recording_id ? listRecordingContext({ ownerId: args.userId, recordingId: letter.recording_id }) : [],
     listVersionContents({ ownerId: args.userId, letterId: letter.id }),
     listConfirmations({ ownerId: args.userId, letterId: letter.id }),
+    listCitations({ ownerId: args.userId, letterId: letter.id }),
   ]);
   const sections = letterSections(letter.content);
+  const machineWritten = machineWording(versions);
+  const cited = new Map(citations.map((c) => [c.wording_hash, c.segment_ids]));
   const result = checkLetter({
     sections,
     segments,
     additionalContext: context.map((c) => c.text).join("\n\n"),
     language: letter.language_code ?? document.language_code,
+    // Only what the model wrote can carry its citation: a wording the doctor gave is the doctor's.
+    citedFor: ({ text }) => (machineWritten.has(squash(text)) ? (cited.get(wordingHash(text)) ?? null) : null),
   });
   const byId = new Map<string, TranscriptSegment>(segments.map((s) => [s.id, s]));
   const sourcesOf = (ids: string[]) =>
@@ -150,7 +174,6 @@ export async function letterEvidence(args: { userId: string; letter: CheckedLett
       const segment = byId.get(id);
       return segment ? [{ id, speaker: segment.speaker, start: segment.start, text: segment.text }] : [];
     });
-  const machineWritten = machineWording(versions);
   const confirmed = new Set(confirmations.map((c) => `${c.sentence_hash}:${c.flag_kind}`));
 
   const shown = sections.map((section, index) => ({
@@ -160,17 +183,31 @@ export async function letterEvidence(args: { userId: string; letter: CheckedLett
       .map((s): EvidenceSentence => {
         const hash = sentenceHash(section.title, s.text);
         if (s.status !== "neutral" && !machineWritten.has(squash(s.text)))
-          return { hash, text: s.text, status: "doctor", sources: [], flags: [] };
+          return { hash, text: s.text, status: "doctor", sources: [], flags: [], citation: null };
+        const holding = s.citation?.holding ?? [];
         return {
           hash,
           text: s.text,
           status: s.status,
           // An unsupported sentence's nearest passages are no evidence (ADR 0030): none are shown as its sources.
+          // Sources the model named and the checker found holding come first, marked; then the checker's own.
           sources:
             s.status === "unsupported"
               ? []
-              : sourcesOf(s.support.slice(0, SOURCES_PER_SENTENCE).map((support) => support.segmentId)),
-          // An unsupported sentence is one thing to look at: its own numbers or sides are not flagged apart.
+              : [
+                  ...sourcesOf(holding).map((source) => ({ ...source, cited: true as const })),
+                  ...sourcesOf(s.support.map((support) => support.segmentId).filter((id) => !holding.includes(id))),
+                ].slice(0, Math.max(SOURCES_PER_SENTENCE, holding.length)),
+          citation: s.citation
+            ? {
+                named: s.citation.holding.length + s.citation.notHolding.length + s.citation.unknown.length,
+                holding: s.citation.holding.length,
+                notHolding: sourcesOf(s.citation.notHolding),
+                unknown: s.citation.unknown,
+              }
+            : null,
+          // An unsupported sentence is one thing to look at: its own numbers or sides are not flagged apart, and
+          // that the model's sources do not hold it either goes without saying.
           flags: distinctFlags(
             s.status === "unsupported" ? s.flags.filter((f) => f.kind === "unsupported") : s.flags,
           ).map((flag) => ({
@@ -204,7 +241,10 @@ export async function letterEvidence(args: { userId: string; letter: CheckedLett
     emptySections,
     counts: {
       unsupported: open.filter((s) => s.flags.some((f) => f.kind === "unsupported" && !f.confirmed)).length,
-      flagged: open.filter((s) => s.flags.some((f) => f.kind !== "unsupported" && !f.confirmed)).length,
+      flagged: open.filter((s) =>
+        s.flags.some((f) => f.kind !== "unsupported" && f.kind !== "citation" && !f.confirmed),
+      ).length,
+      citations: open.filter((s) => s.flags.some((f) => f.kind === "citation" && !f.confirmed)).length,
       omissions: omissions.length + emptySections.length,
     },
   };

@@ -1,5 +1,6 @@
 import type { ChatMessage } from "~/services/llm/types";
 import { joinWords, speakerLabel, speakerTitle, type TranscriptDocument } from "~/services/speech/transcript-format";
+import { transcriptSegments } from "~/services/transcription/segments";
 import { dataBlock, escapeDelimiters, type BlockAttributes, type BlockKind } from "./data-blocks";
 import { isNoInformation, noInformationText, type LetterLanguage, type LetterSection } from "./letter-content";
 import { sectionKey, type DocumentType } from "./letter-schema";
@@ -59,6 +60,18 @@ export function lineLabel(line: Pick<SpokenLine, "speakerNumber" | "label">, tra
 
 export function renderLines(lines: SpokenLine[], transcriptLanguage: string): string {
   return lines.map((l) => `${lineLabel(l, transcriptLanguage)}: ${l.text}`).join("\n");
+}
+
+/**
+ * The transcript for a cited letter (issue 24): one line per paragraph, each with the id the evidence knows it by —
+ * "[t3p0] Sprecher 1: …" — so the model can name where a statement was said.
+ */
+export function renderCitableLines(transcript: TranscriptDocument): string {
+  return transcriptSegments(transcript)
+    .map((segment) => ({ ...segment, text: segment.text.trim() }))
+    .filter((segment) => segment.text !== "")
+    .map((segment) => `[${segment.id}] ${segment.speaker}: ${segment.text}`)
+    .join("\n");
 }
 
 export function transcriptBlock(text: string, part?: { index: number; total: number }): string {
@@ -131,10 +144,23 @@ const DOCUMENT_TYPE_RULE =
   `dictating findings, a letter or notes), or "other" (no clinical consultation: a meeting, a lecture, music, ` +
   `small talk only, silence)`;
 
+/** The rule of a cited answer: statements with the ids of the lines that state them, never a line that does not. */
+function citationRule(n: number, none: string) {
+  return (
+    `${n}. Each line of the TRANSCRIPT starts with its id in square brackets, like [t3p0]. Write every section as ` +
+    `a list of statements in order: "text" is one sentence (or one heading or list line) of the section, and ` +
+    `"sources" the ids of the transcript lines that state it (without brackets). Cite only lines that really say ` +
+    `what the statement says; an empty list when it comes from the additional context, the patient record or the ` +
+    `template. The section's text is its statements joined; end a statement with a line break where the section ` +
+    `needs one. A section the data says nothing about is one statement "${none}" with no sources.`
+  );
+}
+
 export function letterSystemMessage(
   language: LetterLanguage,
-  source: { from: "transcript" } | { from: "notes"; documentType: DocumentType },
+  source: { from: "transcript"; cited?: boolean } | { from: "notes"; documentType: DocumentType },
 ): string {
+  const cited = source.from === "transcript" && source.cited === true;
   const lang = languageName(language);
   const none = noInformationText(language);
   const intro =
@@ -154,8 +180,9 @@ export function letterSystemMessage(
     "",
     `Write the letter in ${lang}. Answer with a JSON object:`,
     classify,
-    `- "sections": one text per section of the template, under the keys listed in the template message (s1, ` +
-      `s2, …), each written as that section's description and the template's instructions ask.`,
+    `- "sections": one ${cited ? "list of statements" : "text"} per section of the template, under the keys listed ` +
+      `in the template message (s1, s2, …), each written as that section's description and the template's ` +
+      `instructions ask.`,
     "",
     "Rules:",
     `1. Use only facts stated in the data blocks (transcript${source.from === "notes" ? " notes" : ""}, ` +
@@ -170,6 +197,7 @@ export function letterSystemMessage(
     `6. In the transcript, "Sprecher 1", "Sprecher 2" (or "Speaker 1", …) mark who speaks; the numbers do not ` +
       `say who is the clinician. A role or name in their place ("Ärztin/Arzt", "Patient/in", "Angehörige/r", ` +
       `"Dolmetscher/in", or a person's name) was set by the physician and says who speaks.`,
+    ...(cited ? [citationRule(7, none)] : []),
   ].join("\n");
 }
 
@@ -197,12 +225,17 @@ export function letterFinalInstruction(sectionCount: number): string {
   );
 }
 
-/** The one-request letter: rules, template, context blocks, style examples, transcript, then the go. */
-export function buildLetterMessages(inputs: LetterInputs): ChatMessage[] {
+/**
+ * The one-request letter: rules, template, context blocks, style examples, transcript, then the go. `cited`: the
+ * transcript's lines carry their ids and the answer names them (an engine that can give sources, issue 24).
+ */
+export function buildLetterMessages(inputs: LetterInputs, cited = false): ChatMessage[] {
   const transcriptLanguage = inputs.transcript.language_code || inputs.language;
-  const transcriptText = renderLines(transcriptLines(inputs.transcript), transcriptLanguage);
+  const transcriptText = cited
+    ? renderCitableLines(inputs.transcript)
+    : renderLines(transcriptLines(inputs.transcript), transcriptLanguage);
   return [
-    { role: "system", content: letterSystemMessage(inputs.language, { from: "transcript" }) },
+    { role: "system", content: letterSystemMessage(inputs.language, { from: "transcript", cited }) },
     { role: "user", content: templateMessage(inputs.template) },
     ...inputs.context.map((item): ChatMessage => ({ role: "user", content: contextBlock(item) })),
     ...(inputs.styleExamples ?? [])

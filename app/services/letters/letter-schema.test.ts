@@ -119,3 +119,58 @@ describe("readLetterAnswer", () => {
     expect(codeOf(() => assertClinical("patient_conversation"))).toBeUndefined();
   });
 });
+
+describe("a cited letter answer (issue 24)", () => {
+  it("asks for statements with sources per section, strictly", () => {
+    const schema = buildLetterSchema(titles, "de-DE", true);
+    assertStrict(schema);
+    const sections = schema.properties!.sections!;
+    expect(Object.keys(sections.properties!)).toEqual(["s1", "s2", "s3", "s4"]);
+    for (const [i, property] of Object.values(sections.properties!).entries()) {
+      expect(property.type).toBe("array");
+      expect(property.description).toBe(titles[i]);
+      expect(property.items!.required).toEqual(["text", "sources"]);
+    }
+  });
+
+  it("joins the statements into the section's text and keeps each one's sources, without brackets", () => {
+    const value = answer({
+      s1: [
+        { text: "Husten seit drei Tagen.", sources: ["[t1p0]"] },
+        { text: "Kein Fieber.", sources: ["t3p0", "t2p0"] },
+      ],
+      s2: [
+        { text: "Befund:\n", sources: [] },
+        { text: "Lunge frei.", sources: ["t5p0"] },
+      ],
+      s3: [{ text: "Keine Informationen gefunden", sources: ["t1p0"] }],
+      s4: [],
+    });
+    const result = readLetterAnswer(value, titles, "de-DE");
+    expect(result.sections.map((s) => s.text)).toEqual([
+      "Husten seit drei Tagen. Kein Fieber.",
+      "Befund:\nLunge frei.",
+      "Keine Informationen gefunden",
+      "Keine Informationen gefunden",
+    ]);
+    // A "no information" section claims nothing, so it cites nothing; a statement without sources is no citation.
+    expect(result.citations).toEqual([
+      { section: 0, text: "Husten seit drei Tagen.", sources: ["t1p0"] },
+      { section: 0, text: "Kein Fieber.", sources: ["t3p0", "t2p0"] },
+      { section: 1, text: "Lunge frei.", sources: ["t5p0"] },
+    ]);
+  });
+
+  it("refuses statements that are not { text, sources }", () => {
+    expect(codeOf(() => readLetterAnswer(answer({ ...full, s1: [{ text: "x" }] }), titles, "de-DE"))).toBe(
+      "structure_error",
+    );
+    expect(codeOf(() => readLetterAnswer(answer({ ...full, s1: [["x"]] }), titles, "de-DE"))).toBe("structure_error");
+  });
+
+  it("keeps at most eight sources of a statement", () => {
+    const many = Array.from({ length: 12 }, (_, i) => `t${i}p0`);
+    const result = readLetterAnswer(answer({ ...full, s1: [{ text: "Husten.", sources: many }] }), titles, "de-DE");
+    expect(result.citations[0]!.sources).toEqual(many.slice(0, 8));
+  });
+});

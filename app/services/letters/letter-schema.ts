@@ -27,16 +27,55 @@ export function sectionsProperty(titles: string[], describe: (title: string) => 
   return { type: "object", properties, required: Object.keys(properties), additionalProperties: false };
 }
 
-export function buildLetterSchema(sections: string[], language: LetterLanguage): JsonSchema {
+/**
+ * A statement of a cited section (issue 24): its text and the ids of the transcript lines it rests on, as the model
+ * names them. The model's word only — the checker verifies every one (services/evidence/citations.ts).
+ */
+export type CitedItem = { section: number; text: string; sources: string[] };
+
+/** At most this many sources per statement are kept: a statement resting on more is a summary, and the rest noise. */
+export const MAX_CITED_SOURCES = 8;
+
+const STATEMENTS: JsonSchema = {
+  type: "array",
+  items: {
+    type: "object",
+    properties: {
+      text: { type: "string" },
+      sources: { type: "array", items: { type: "string" } },
+    },
+    required: ["text", "sources"],
+    additionalProperties: false,
+  },
+};
+
+/**
+ * The letter's answer schema. `cited`: each section is a list of statements with their sources (for engines that
+ * can give them, and only when the prompt carries the transcript's line ids); otherwise one text per section.
+ */
+export function buildLetterSchema(sections: string[], language: LetterLanguage, cited = false): JsonSchema {
   const none = noInformationText(language);
+  const property = cited
+    ? {
+        type: "object" as const,
+        properties: Object.fromEntries(
+          sections.map((title, i) => [sectionKey(i), { ...STATEMENTS, description: title }]),
+        ),
+        required: sections.map((_, i) => sectionKey(i)),
+        additionalProperties: false,
+        description:
+          `One list of statements per template section, in order: each statement's text and the [ids] of the ` +
+          `transcript lines that state it. "${none}" with no sources when the data says nothing about it.`,
+      }
+    : {
+        ...sectionsProperty(sections),
+        description: `One text per template section, in order. "${none}" when the data says nothing about it.`,
+      };
   return {
     type: "object",
     properties: {
       document_type: { type: "string", enum: [...DOCUMENT_TYPES] },
-      sections: {
-        ...sectionsProperty(sections),
-        description: `One text per template section, in order. "${none}" when the data says nothing about it.`,
-      },
+      sections: property,
     },
     required: ["document_type", "sections"],
     additionalProperties: false,
@@ -51,22 +90,60 @@ function structureError(detail: string): LetterGenerationError {
   return new LetterGenerationError("structure_error", { detail });
 }
 
+/** A cited section's statements in order, joined into its text: a space between two, none where one ends a line. */
+function joinStatements(items: Array<{ text: string }>): string {
+  return items.reduce((text, item) => {
+    if (text === "" || /\s$/.test(text) || /^\s/.test(item.text)) return text + item.text;
+    return `${text} ${item.text}`;
+  }, "");
+}
+
+function readStatements(value: unknown, key: string): Array<{ text: string; sources: string[] }> {
+  if (!Array.isArray(value)) throw structureError(`section ${key} is missing or not a list of statements`);
+  return value.map((item) => {
+    if (!isRecord(item) || typeof item.text !== "string" || !Array.isArray(item.sources))
+      throw structureError(`a statement of section ${key} is not { text, sources }`);
+    const sources = item.sources.filter((id): id is string => typeof id === "string");
+    // "[t3p0]" as the prompt shows it, or "t3p0": the id either way.
+    return {
+      text: item.text,
+      sources: sources.map((id) => id.replace(/^\[|\]$/g, "").trim()).slice(0, MAX_CITED_SOURCES),
+    };
+  });
+}
+
 /**
- * Reads `{ s1: string, … }` into sections with the given titles, in order. Missing, extra or non-string
- * keys are a structure error. Empty text, or either language's no-information wording, becomes exactly the
- * letter language's wording.
+ * Reads `{ s1: string, … }` — or, for a cited answer, `{ s1: [{ text, sources }], … }` — into sections with the
+ * given titles, in order, and the statements with their sources. Missing, extra or mistyped keys are a structure
+ * error. Empty text, or either language's no-information wording, becomes exactly the letter language's wording
+ * (and cites nothing).
  */
-export function readSectionTexts(value: unknown, titles: string[], language: LetterLanguage): LetterSection[] {
+export function readSectionTexts(
+  value: unknown,
+  titles: string[],
+  language: LetterLanguage,
+): { sections: LetterSection[]; citations: CitedItem[] } {
   if (!isRecord(value)) throw structureError("sections is not an object");
   const expected = titles.map((_, i) => sectionKey(i));
   const extra = Object.keys(value).filter((k) => !expected.includes(k));
   if (extra.length > 0) throw structureError(`unexpected section keys ${extra.slice(0, 5).join(", ")}`);
-  return titles.map((title, i) => {
-    const text = value[expected[i]!];
-    if (typeof text !== "string") throw structureError(`section ${expected[i]} is missing or not text`);
+  const citations: CitedItem[] = [];
+  const sections = titles.map((title, i) => {
+    const key = expected[i]!;
+    const raw = value[key];
+    let text: string;
+    if (typeof raw === "string") text = raw;
+    else {
+      const statements = readStatements(raw, key);
+      text = joinStatements(statements);
+      for (const s of statements)
+        if (s.text.trim() && s.sources.length > 0)
+          citations.push({ section: i, text: s.text.trim(), sources: s.sources });
+    }
     const trimmed = text.trim();
     return { title, text: !trimmed || isNoInformation(trimmed) ? noInformationText(language) : trimmed };
   });
+  return { sections, citations: citations.filter((c) => !isNoInformation(sections[c.section]!.text)) };
 }
 
 export function readDocumentType(value: unknown): DocumentType {
@@ -84,7 +161,7 @@ export function assertClinical(documentType: DocumentType, mode: "create" | "red
   throw new LetterGenerationError(mode === "redo" ? "template_switch_failed" : "not_patient_conversation");
 }
 
-export type LetterAnswer = { documentType: DocumentType; sections: LetterSection[] };
+export type LetterAnswer = { documentType: DocumentType; sections: LetterSection[]; citations: CitedItem[] };
 
 /**
  * Validates a letter answer against `buildLetterSchema(titles)` and applies the guard. `checkDocumentType:
@@ -103,5 +180,5 @@ export function readLetterAnswer(
   // The classification decides before the sections: for a recording that is no consultation, "not a patient
   // conversation" is the useful message, whatever the model put into the sections.
   if (options.checkDocumentType !== false) assertClinical(documentType, options.mode);
-  return { documentType, sections: readSectionTexts(value.sections, titles, language) };
+  return { documentType, ...readSectionTexts(value.sections, titles, language) };
 }

@@ -57,9 +57,12 @@ export function assertFits(
 
 // ---- Budgets ----
 
-/** The letter's answer: ~400 tokens per section, at most 40% of the window. */
-export function letterAnswerTokens(sectionCount: number, contextTokens: number): number {
-  return Math.min(200 + sectionCount * 400, Math.floor(contextTokens * 0.4));
+/**
+ * The letter's answer: ~400 tokens per section, at most 40% of the window. A cited answer (statements with their
+ * sources) spends ~40 % more on the JSON around each sentence and the ids.
+ */
+export function letterAnswerTokens(sectionCount: number, contextTokens: number, cited = false): number {
+  return Math.min(200 + sectionCount * (cited ? 560 : 400), Math.floor(contextTokens * 0.4));
 }
 
 /** A notes answer (map or reduce): at most 25% of the window. */

@@ -254,7 +254,7 @@ export async function refineSections(
   if (!isRecord(value) || Object.keys(value).length !== 1)
     throw new LetterGenerationError("structure_error", { detail: "refined_sections missing" });
   return {
-    sections: readSectionTexts(value.refined_sections, titles, language),
+    sections: readSectionTexts(value.refined_sections, titles, language).sections,
     usage: result.usage,
     model: result.model,
   };

@@ -4,10 +4,12 @@ import {
   setLetterJobProposal,
   setLetterStatus,
 } from "~/models/letter-job.server";
+import { recordCitations } from "~/models/letter-citation.server";
 import { findLetterOfRecording, getVersion, insertProposal } from "~/models/letter.server";
 import type { LetterJobKind, StoredLetterContent } from "~/models/schema";
 import { getDb } from "../../models/db.server";
 import { auditLetter } from "../audit/events.server";
+import { citedWordings } from "./citations";
 import { classify, settle, type Outcome } from "./job-outcome.server";
 import { sectionsOf, toStructuredContent, type LetterSection } from "./letter-content";
 
@@ -101,6 +103,11 @@ async function settleRegeneration(job: RunJob, outcome: Outcome) {
         trx,
       );
       await setLetterJobProposal(trx, { ownerId: job.owner_id, jobId: job.id, proposalId: proposal.id });
+      // The proposal's wordings are the model's: their sources go with them, of the asked section only.
+      const cited = outcome.citations.filter(
+        (c) => job.scope !== "section" || outcome.sections[c.section]?.title === job.section_title,
+      );
+      await recordCitations(trx, { ownerId: job.owner_id, letterId: letter.id, citations: citedWordings(cited) });
       await setLetterStatus(trx, { ...ids, status: "completed" });
       return { outcome: "success" as const, key: letter.storage_key };
     });

@@ -2,7 +2,7 @@ import { LlmError, type LanguageModel, type StructuredRequest, type TokenUsage }
 import type { LetterSection } from "./letter-content";
 import { LetterGenerationError } from "./letter-errors";
 import type { ContextItem, LetterInputs } from "./letter-prompt";
-import type { buildLetterSchema, DocumentType } from "./letter-schema";
+import type { buildLetterSchema, CitedItem, DocumentType } from "./letter-schema";
 import { assertFits } from "./long-transcript";
 
 // What one letter generation is asked and answers, and the runner that sends its requests one after another:
@@ -22,6 +22,8 @@ export type GenerateLetterOptions = LetterInputs & {
 
 export type GeneratedLetter = {
   sections: LetterSection[];
+  /** The statements the model named sources for (engines that cite, one-request letters); the model's word only. */
+  citations: CitedItem[];
   documentType: DocumentType;
   /** Summed over all requests. */
   usage: TokenUsage;

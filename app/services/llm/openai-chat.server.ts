@@ -163,6 +163,7 @@ export function createOpenAiChatModel(config: OpenAiChatConfig): LanguageModel {
 
   return {
     name: "openai",
+    citesSources: true,
     contextTokens: config.contextTokens,
 
     countTokens: estimateTokens,

@@ -55,6 +55,11 @@ export type LlmHealth = { status: "healthy" | "error" | "not_configured"; detail
 
 export interface LanguageModel {
   readonly name: LlmEngineName;
+  /**
+   * Whether the engine can be asked to name the transcript lines a statement rests on (issue 24: structured output
+   * with sources). The small local model cannot follow that reliably; an OpenAI-compatible server's model is asked.
+   */
+  readonly citesSources?: boolean;
   /** The context window in tokens: every request (prompt + maxTokens) must fit into it. */
   readonly contextTokens: number;
   /**
