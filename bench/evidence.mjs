@@ -525,6 +525,37 @@ function check(lib, c, sections) {
   return lib.checkLetter({ sections, segments: c.segments, language: c.language });
 }
 
+/** Checks each supported sentence of a real note once with a right and once with a wrong citation. */
+function citeRightAndWrong(lib, c, result, random, tally) {
+  const cited = new Map();
+  const index = new Map(c.segments.map((segment, i) => [segment.id, i]));
+  for (const s of result.sentences) {
+    if (s.status !== "supported" || s.support.length === 0) continue;
+    const near = new Set(s.support.flatMap((x) => [-1, 0, 1].map((d) => index.get(x.segmentId) + d)));
+    const away = c.segments.filter((_, i) => !near.has(i));
+    if (away.length === 0) continue;
+    cited.set(`${s.section}:${s.text}`, {
+      right: [s.support[0].segmentId],
+      wrong: [away[Math.floor(random() * away.length)].id],
+    });
+  }
+  for (const which of ["right", "wrong"]) {
+    const checked = lib.checkLetter({
+      sections: c.sections,
+      segments: c.segments,
+      language: c.language,
+      citedFor: (s) => cited.get(`${s.section}:${s.text}`)?.[which] ?? null,
+    });
+    for (const s of checked.sentences) {
+      if (!cited.has(`${s.section}:${s.text}`)) continue;
+      const flagged = s.flags.some((f) => f.kind === "citation");
+      tally[which]++;
+      if (which === "right" && !flagged) tally.rightKept++;
+      if (which === "wrong" && flagged) tally.wrongFlagged++;
+    }
+  }
+}
+
 function runSet(lib, name, cases, seed) {
   let claims = 0;
   let supported = 0;
@@ -545,6 +576,10 @@ function runSet(lib, name, cases, seed) {
   let omissionNamed = 0;
   const omissionByKind = new Map();
   let omissionListed = 0;
+  // The model's citations (issue 24): for every supported sentence, once its best source named as a model would name
+  // it (a correct citation must not be flagged), once a seeded random segment outside its sources and their
+  // neighbours (a wrong citation must be).
+  const citations = { right: 0, rightKept: 0, wrong: 0, wrongFlagged: 0 };
   // One untimed run first: the first call in a process pays for compiling the checker, a server pays it once.
   if (cases.length > 0) check(lib, cases[0], cases[0].sections);
   for (const c of cases) {
@@ -567,6 +602,7 @@ function runSet(lib, name, cases, seed) {
       if (s.flags.length > 0) anyFlagged++;
     }
     const random = mulberry32(hash(`${seed}:${c.id}`));
+    citeRightAndWrong(lib, c, result, mulberry32(hash(`${seed}:${c.id}:citations`)), citations);
     for (const edit of plantEdits(lib, c, random, 3)) {
       const counts = byKind.get(edit.kind) ?? { caught: 0, total: 0 };
       counts.total++;
@@ -603,6 +639,14 @@ function runSet(lib, name, cases, seed) {
   console.log(`false flags incl. unsupported: ${percent(anyFlagged, claims)} (${anyFlagged}/${claims})`);
   console.log(
     `omission recall: ${percent(omissionNamed, omissionFacts)} (${omissionNamed}/${omissionFacts}: ${detail(omissionByKind, "named")})`,
+  );
+  console.log(
+    `right citations kept: ${percent(citations.rightKept, citations.right)} (${citations.rightKept}/${citations.right}: ` +
+      `each supported sentence citing its best source)`,
+  );
+  console.log(
+    `wrong citations flagged: ${percent(citations.wrongFlagged, citations.wrong)} ` +
+      `(${citations.wrongFlagged}/${citations.wrong}: a random segment away from its sources)`,
   );
   console.log(`omissions listed per real letter: ${(omissionListed / cases.length).toFixed(1)} (mean)`);
   console.log(`time per letter: median ${median(times).toFixed(1)} ms, max ${Math.max(...times).toFixed(1)} ms`);
