@@ -42,7 +42,13 @@ const body = z.discriminatedUnion("action", [
     apply_to_all: flag,
     add_to_vocabulary: flag,
   }),
-  z.object({ action: z.literal("confirm"), segment: text, word_index: index, apply_to_all: flag }),
+  z.object({
+    action: z.literal("confirm"),
+    segment: text,
+    word_index: index,
+    apply_to_all: flag,
+    add_to_vocabulary: flag,
+  }),
   z.object({
     action: z.literal("name_speaker"),
     speaker: text,
@@ -95,6 +101,7 @@ export const action = apiPost(async ({ request, user, body: raw }) => {
         ...target,
         word: wordRefFrom(change.segment, change.word_index),
         applyToAll: change.apply_to_all ?? false,
+        addToVocabulary: change.add_to_vocabulary ?? false,
       });
       await auditTranscript(request, user.id, "transcript.word.confirm", result.transcriptKey);
       return apiJson({
@@ -102,6 +109,7 @@ export const action = apiPost(async ({ request, user, body: raw }) => {
         version: result.version,
         result: "confirmed",
         words: result.words,
+        vocabulary: result.vocabulary,
       });
     }
     case "name_speaker": {

@@ -162,6 +162,14 @@ test("the check, in German: the header's summary, every sentence with its eviden
   for (const src of await players.evaluateAll((all) => all.map((a) => a.getAttribute("src") ?? "")))
     expect(src).toMatch(/#t=\d+$/);
 
+  // The model named the line it quoted as its source, and the checker found that it holds: marked as such.
+  const greeting = sentence(page, "Guten Morgen, Frau Becker.");
+  await greeting.locator("summary").click();
+  await expect(greeting.locator("[data-source]").first().locator("[data-cited]")).toHaveText(
+    "vom Modell genannt · geprüft",
+  );
+  await expect(greeting.locator('[data-flag="citation"], [data-citation-rejected]')).toHaveCount(0);
+
   // The flag of the unsupported sentence, and the omission: what the desktop screenshot shows.
   const invented = sentence(page, INVENTED);
   await expect(invented.locator('[data-flag="unsupported"]')).toContainText("Im Transkript nicht gefunden");
@@ -250,6 +258,9 @@ test("the check, in English", async ({ page }, info) => {
   await expect(link).toHaveText(/^Sprecher 2 · 0:\d\d$/);
   await expect(link).toHaveAttribute("title", "Show in transcript");
   await expect(said.locator("[data-source] audio").first()).toHaveAttribute("aria-label", /^Listen from 0:\d\d$/);
+  const greeting = sentence(page, "Guten Morgen, Frau Becker.");
+  await greeting.locator("summary").click();
+  await expect(greeting.locator("[data-cited]").first()).toHaveText("named by the model · checked");
   await expect(page.locator("[data-omissions]")).toContainText("No omissions found.");
 });
 

@@ -47,8 +47,9 @@ describe("the transcript review and corrections API", () => {
     expect(listed.status).toBe(200);
     expect(listed.body).toMatchObject({ transcript_key: seeded.transcriptKey, version: 1, total: 3 });
     expect(listed.body.items.map((i: { text: string; reasons: string[] }) => [i.text, i.reasons])).toEqual([
-      ["Sakubitril", ["low_confidence"]],
-      ["Sakubitril", ["low_confidence"]],
+      // No dictionary knows "Sakubitril" (the drug is Sacubitril): a reason of its own at each doubtful moment.
+      ["Sakubitril", ["low_confidence", "unknown_word"]],
+      ["Sakubitril", ["low_confidence", "unknown_word"]],
       // Ramipril is in the built-in vocabulary: heard uncertainly, it is doubted for that too.
       ["Ramipril", ["medium_confidence", "vocabulary_uncertain"]],
     ]);
@@ -85,7 +86,8 @@ describe("the transcript review and corrections API", () => {
       reviewed: "corrected",
       confidence: 0.3,
     });
-    expect((await review(client, seeded.path)).body).toMatchObject({ version: 2, total: 2 });
+    // The other two "Sakubitril" are left: the confident one now for no dictionary knowing it, the doubtful one.
+    expect((await review(client, seeded.path)).body).toMatchObject({ version: 2, total: 3 });
 
     // The corrected term joins the doctor's vocabulary, with what the engine heard as its misheard variant.
     expect(await vocabularyOf(userId)).toEqual([
@@ -138,6 +140,33 @@ describe("the transcript review and corrections API", () => {
     expect((await review(client, seeded.path)).body).toMatchObject({ version: 3, total: 0, items: [] });
     expect((await versionsOf(seeded.transcriptKey)).map((v) => v.kind)).toEqual(["confirmation", "correction"]);
     expect(await vocabularyOf(userId)).toEqual([]);
+  });
+
+  it("teaches the doctor's vocabulary a word no dictionary knows when it is confirmed as right, and nothing else", async () => {
+    const { client, userId } = await signIn("hanna-vogt");
+    const seeded = await seedUncertainTranscript(userId, LINES);
+    // "Ramipril" is a built-in term: confirming it teaches nothing, even when asked to.
+    const known = await correct(client, {
+      transcript_key: seeded.transcriptKey,
+      base_version: 1,
+      action: "confirm",
+      segment: "t1p0",
+      word_index: 8,
+      add_to_vocabulary: true,
+    });
+    expect(known.body).toMatchObject({ version: 2, result: "confirmed", vocabulary: null });
+    const unknown = await correct(client, {
+      transcript_key: seeded.transcriptKey,
+      base_version: 2,
+      action: "confirm",
+      segment: "t0p0",
+      word_index: 2,
+      apply_to_all: true,
+      add_to_vocabulary: true,
+    });
+    expect(unknown.body).toMatchObject({ version: 3, result: "confirmed", words: 3, vocabulary: "added" });
+    expect(await vocabularyOf(userId)).toEqual([{ language: "de", content: "Sakubitril", sounds_like: [] }]);
+    expect((await review(client, seeded.path)).body).toMatchObject({ total: 0 });
   });
 
   it("refuses a change made on an older version with a 409 and writes nothing", async () => {

@@ -2,7 +2,13 @@ import { describe, expect, it } from "vitest";
 import { action as viewerAction, loader as viewerLoader } from "~/routes/_app.transcriptions.$";
 import { getTranscript } from "~/services/transcription/transcripts.server";
 import { page, post } from "../support/letter-screens";
-import { auditRowsOf, seedUncertainTranscript, storedDocument, versionsOf } from "../support/transcript-corrections";
+import {
+  auditRowsOf,
+  seedUncertainTranscript,
+  storedDocument,
+  versionsOf,
+  vocabularyOf,
+} from "../support/transcript-corrections";
 import { callRoute, request, setupTestApp, signedInUser } from "../setup/app";
 
 // The transcript page's corrections without JavaScript (issue 24): the review steps through the uncertain words with
@@ -105,6 +111,36 @@ describe("the review of uncertain words", () => {
     expect(recognisedView).toMatch(/>Sakubitril<\/mark>/);
     expect(recognisedView).not.toContain('name="intent" value="nameSpeaker"');
     expect((await auditRowsOf(user.id)).map((r) => r.action)).toContain("transcript.word.correct");
+  });
+
+  it("asks about a word no dictionary knows, and a confirmation with the box ticked teaches the vocabulary", async () => {
+    const { user, cookie } = await signedInUser({ email: "unknown-word@praxis.example" });
+    const seeded = await seedUncertainTranscript(user.id, LINES);
+    const first = decoded((await page(`${seeded.viewer}?review=1`, cookie)).html);
+    expect(first).toContain("Low recognition confidence");
+    expect(first).toContain("A word no dictionary knows – often a misheard term or name");
+    expect(first).toContain("words no dictionary knows.");
+    const confirmed = await post(
+      viewerAction,
+      `${seeded.viewer}?review=1`,
+      cookie,
+      {
+        intent: "confirmWord",
+        base_version: "1",
+        segment: "t0p0",
+        index: "2",
+        review: "1",
+        apply_to_all: "yes",
+        add_to_vocabulary: "yes",
+      },
+      { "*": seeded.path },
+    );
+    expect(confirmed.status).toBe(302);
+    expect((await vocabularyOf(user.id)).map((v) => v.content)).toEqual(["Sakubitril"]);
+    // Only Ramipril is left to look at; Sakubitril is the doctor's term now, at every occurrence.
+    const next = decoded((await page(`${seeded.viewer}?review=1`, cookie)).html);
+    expect(next).toMatch(/>1 \/ 1</);
+    expect(next).toMatch(/data-review-word="?[^>]*>Ramipril<\/mark>/);
   });
 
   it("refuses a stale form with 409 and a bad fix with 400, keeping what was typed", async () => {

@@ -70,9 +70,11 @@ async function change(form: CorrectionForm, user: SessionUser, key: string, requ
         ...target,
         word: wordRefFrom(form.segment, form.index),
         applyToAll: form.apply_to_all,
+        addToVocabulary: form.add_to_vocabulary,
       });
       await auditTranscript(request, user.id, "transcript.word.confirm", key);
       const to = `${pathname}?review=${reviewPosition(form.review)}`;
+      if (result.vocabulary === "added") return done(to, { type: "success", key: `${T}.confirmedVocabulary` });
       return result.words > 1
         ? done(to, { type: "success", key: `${T}.confirmedMany`, values: { count: String(result.words) } })
         : done(to, { type: "success", key: `${T}.confirmedOne` });

@@ -34,7 +34,12 @@ export const transcriptViewerActionSchema = intentForms([
     apply_to_all: checkboxField(),
     add_to_vocabulary: checkboxField(),
   }),
-  z.object({ intent: z.literal(INTENT.confirmWord), ...word, apply_to_all: checkboxField() }),
+  z.object({
+    intent: z.literal(INTENT.confirmWord),
+    ...word,
+    apply_to_all: checkboxField(),
+    add_to_vocabulary: checkboxField(),
+  }),
   z.object({
     intent: z.literal(INTENT.nameSpeaker),
     base_version: textField(),

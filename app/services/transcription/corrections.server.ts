@@ -1,4 +1,5 @@
 import type { TranscriptVersionKind } from "~/models/schema";
+import { wordKnower } from "./word-lexicon.server";
 import { insertTranscriptVersion, listTranscriptVersions, lockTranscript } from "~/models/transcript-version.server";
 import { getDb } from "~/models/db.server";
 import { SPEAKER_ROLES, type SpeakerRole, type TranscriptDocument } from "../speech/transcript-format";
@@ -189,13 +190,27 @@ export async function correctWord(
 }
 
 /** A word confirmed as heard (at every identical occurrence when `applyToAll`): it leaves the review. */
-export async function confirmWord(args: Target & { word: WordRef; applyToAll: boolean }) {
-  const result = await changeTranscript(args, "confirmation", (current) => {
-    const heard = requireWord(current, args.word).text;
-    return { op: "confirm", words: args.applyToAll ? identicalWords(current, heard) : [args.word] };
-  });
+export async function confirmWord(args: Target & { word: WordRef; applyToAll: boolean; addToVocabulary?: boolean }) {
+  let confirmed = "";
+  const result = await changeTranscript(
+    args,
+    "confirmation",
+    (current) => {
+      confirmed = requireWord(current, args.word).text;
+      return { op: "confirm", words: args.applyToAll ? identicalWords(current, confirmed) : [args.word] };
+    },
+    // A word no lexicon knows, confirmed as right, is a term of the doctor's: it joins the vocabulary when asked, so
+    // the engines receive it and the next review does not ask again. A confirmed ordinary word teaches nothing.
+    async (trx, _change, current): Promise<VocabularyOutcome | null> => {
+      if (!args.addToVocabulary) return null;
+      const language = vocabularyLanguage(current.language_code);
+      if ((await wordKnower(language))(confirmed)) return null;
+      const content = confirmed.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, "");
+      return addVocabularyTerm(trx, { userId: args.userId, language, content, heard: "" });
+    },
+  );
   const words = result.change.op === "confirm" ? result.change.words.length : 0;
-  return { version: result.version, transcriptKey: result.transcriptKey, words };
+  return { version: result.version, transcriptKey: result.transcriptKey, words, vocabulary: result.extra ?? null };
 }
 
 /** A speaker named by role or name ("Ärztin/Arzt", "Frau Weber"), or the name taken away (both null). */
@@ -224,9 +239,10 @@ export async function moveSegment(args: Target & { segment: string; to: string }
 /** The review of a transcript: the current version, its number, and the words to look at again, in order. */
 export async function transcriptReview(args: { userId: string; key: string }) {
   const transcript = await getTranscript(args);
-  const vocabulary = await vocabularyKeys({
-    userId: args.userId,
-    language: vocabularyLanguage(transcript.document.language_code),
-  });
-  return { ...transcript, items: reviewItems(transcript.document, vocabulary) };
+  const language = vocabularyLanguage(transcript.document.language_code);
+  const [vocabulary, knows] = await Promise.all([
+    vocabularyKeys({ userId: args.userId, language }),
+    wordKnower(language),
+  ]);
+  return { ...transcript, items: reviewItems(transcript.document, vocabulary, knows) };
 }

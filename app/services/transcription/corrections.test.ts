@@ -168,4 +168,22 @@ describe("the review", () => {
       ["Kardiomyopathie", ["vocabulary_in_silence"]],
     ]);
   });
+
+  it("asks about a word no lexicon knows, confident or not: once where it is first said, at every doubtful moment", () => {
+    const document = transcript([
+      ["S1", "Nehmen Sie Metoprolool ?"],
+      ["S2", "Ja , Metoprolool , und ~Metoprolool retard ."],
+    ]);
+    const knows = (text: string) => vocabularyKey(text) !== "metoprolool";
+    const items = reviewItems(document, new Set(), knows);
+    expect(items.map((i) => [i.word, i.reasons])).toEqual([
+      [{ segment: "t0p0", index: 2 }, ["unknown_word"]],
+      [{ segment: "t1p0", index: 5 }, ["low_confidence", "unknown_word"]],
+    ]);
+    expect(items[0]!.occurrences).toBe(3);
+    // A term of the doctor's vocabulary is known, however strange it looks to a lexicon.
+    expect(reviewItems(document, new Set(["metoprolool"]), knows).map((i) => i.reasons)).toEqual([
+      ["low_confidence", "vocabulary_uncertain"],
+    ]);
+  });
 });

@@ -200,7 +200,8 @@ export function applyChanges(recognised: TranscriptDocument, changes: Transcript
 
 // ---- Review ----
 
-export type ReviewReason = "low_confidence" | "medium_confidence" | "vocabulary_uncertain" | "vocabulary_in_silence";
+export type ReviewReason =
+  "low_confidence" | "medium_confidence" | "vocabulary_uncertain" | "vocabulary_in_silence" | "unknown_word";
 
 export type ReviewItem = {
   word: WordRef;
@@ -255,10 +256,17 @@ function sentenceAround(words: TranscriptWord[], index: number) {
  * The words a doctor should hear again, in the order spoken: every low or medium confidence word not yet confirmed or
  * corrected, and every word of the vocabulary (built-in and the doctor's own, `vocabulary` as vocabularyKey gives
  * them) that was heard only uncertainly or in a stretch without other speech — a vocabulary given to an engine is
- * known to make it "hear" its terms in silence and noise, so such a word is doubted rather than trusted (ADR 0031).
- * There is no general lexicon in the project: a word unknown to any dictionary is not found as such.
+ * known to make it "hear" its terms in silence and noise, so such a word is doubted rather than trusted (ADR 0031) —
+ * and every word that neither the language's lexicon (`knows`, word-lexicon.server.ts) nor the vocabulary knows, as
+ * confident as the engine may be: a misheard rare term is often a word no language has. Such a word is listed where
+ * it first occurs (a fix can apply to every identical occurrence); a doubt about the engine's confidence is listed
+ * wherever it arises.
  */
-export function reviewItems(document: TranscriptDocument, vocabulary: ReadonlySet<string>): ReviewItem[] {
+export function reviewItems(
+  document: TranscriptDocument,
+  vocabulary: ReadonlySet<string>,
+  knows: (text: string) => boolean = () => true,
+): ReviewItem[] {
   const spoken = document.turns.flatMap((turn, i) =>
     turn.paragraphs.flatMap((words, j) =>
       words.flatMap((word, index) =>
@@ -269,12 +277,18 @@ export function reviewItems(document: TranscriptDocument, vocabulary: ReadonlySe
   const counts = new Map<string, number>();
   for (const { word } of spoken) counts.set(word.text, (counts.get(word.text) ?? 0) + 1);
   const items: ReviewItem[] = [];
+  const unknownListed = new Set<string>();
   spoken.forEach(({ word, index, words, turn, segment }, n) => {
     if (word.reviewed) return;
     const reasons: ReviewReason[] = [];
     if (word.confidence_level === "low") reasons.push("low_confidence");
     if (word.confidence_level === "medium") reasons.push("medium_confidence");
-    if (vocabulary.has(vocabularyKey(word.text))) {
+    const key = vocabularyKey(word.text);
+    if (key && !vocabulary.has(key) && !knows(word.text)) {
+      if (!unknownListed.has(key) || reasons.length > 0) reasons.push("unknown_word");
+      unknownListed.add(key);
+    }
+    if (vocabulary.has(key)) {
       if (word.confidence_level !== "high") reasons.push("vocabulary_uncertain");
       const previousEnd = n > 0 ? spoken[n - 1]!.word.end : 0;
       const nextStart = spoken[n + 1]?.word.start ?? Math.max(document.audio_seconds, word.end);

@@ -51,6 +51,7 @@ export const toastKeys = [
   "transcriptions:corrections.toast.correctedOne",
   "transcriptions:corrections.toast.correctedMany",
   "transcriptions:corrections.toast.correctedVocabulary",
+  "transcriptions:corrections.toast.confirmedVocabulary",
   "transcriptions:corrections.toast.vocabularyFull",
   "transcriptions:corrections.toast.confirmedOne",
   "transcriptions:corrections.toast.confirmedMany",
