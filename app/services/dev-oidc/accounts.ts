@@ -193,6 +193,30 @@ export const demoAccounts: DemoAccount[] = [
     secondFactor: true,
   },
   {
+    // Regenerating a letter from the corrected transcript end to end (tests/e2e/letter-regenerate.spec.ts): one
+    // workspace per Playwright project.
+    id: "greta-hahn",
+    email: "greta.hahn@praxis-hahn.example",
+    emailVerified: true,
+    givenName: "Greta",
+    familyName: "Hahn",
+    name: "Dr. med. Greta Hahn",
+    locale: "de",
+    role: "clinician",
+    secondFactor: true,
+  },
+  {
+    id: "jan-wolf",
+    email: "jan.wolf@klinikum-nord.example",
+    emailVerified: true,
+    givenName: "Jan",
+    familyName: "Wolf",
+    name: "Dr. med. Jan Wolf",
+    locale: "de",
+    role: "clinician",
+    secondFactor: true,
+  },
+  {
     id: "ops-admin",
     email: `admin@${OPERATOR_DEMO_DOMAIN}`,
     emailVerified: true,
