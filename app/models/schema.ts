@@ -246,6 +246,36 @@ export interface LetterCitationsTable {
   cited_at: Timestamp;
 }
 
+export const letterheadScopes = ["user", "practice"] as const;
+export type LetterheadScope = (typeof letterheadScopes)[number];
+export const letterheadLogoTypes = ["image/png", "image/svg+xml"] as const;
+export type LetterheadLogoType = (typeof letterheadLogoTypes)[number];
+
+/** Migration 0023: one letterhead per user (scope 'user') and at most one for the practice (owner_id null). */
+export interface LetterheadsTable {
+  id: Generated<string>;
+  scope: LetterheadScope;
+  owner_id: string | null;
+  practice_name: Generated<string>;
+  /** One line per doctor, with title. */
+  doctors: ColumnType<string[], string | undefined, string>;
+  street: Generated<string>;
+  postal_code: Generated<string>;
+  city: Generated<string>;
+  phone: Generated<string>;
+  email: Generated<string>;
+  bsnr: string | null;
+  lanr: string | null;
+  /** Empty: the letter's language's closing formula. */
+  closing: Generated<string>;
+  /** Empty: the signing user's name. */
+  signature: ColumnType<string[], string | undefined, string>;
+  logo: Uint8Array | null;
+  logo_mime: LetterheadLogoType | null;
+  created_at: CreatedAt;
+  updated_at: Timestamp;
+}
+
 export interface SavedPromptsTable {
   id: Generated<string>;
   owner_id: string;
@@ -309,6 +339,7 @@ export interface Database {
   letter_proposals: LetterProposalsTable;
   letter_confirmations: LetterConfirmationsTable;
   letter_citations: LetterCitationsTable;
+  letterheads: LetterheadsTable;
   saved_prompts: SavedPromptsTable;
   live_sessions: LiveSessionsTable;
   live_audio: LiveAudioTable;

@@ -69,6 +69,9 @@ export default function AdminLayout() {
                 <NavLink to="sessions" className={tab}>
                   {t("nav.sessions")}
                 </NavLink>
+                <NavLink to="letterhead" className={tab}>
+                  {t("nav.letterhead")}
+                </NavLink>
               </nav>
             </header>
             <Outlet />

@@ -172,6 +172,13 @@ export function VocabularySection() {
   return <DialogSection id="my-vocabulary" to="/settings/vocabulary" {...text} />;
 }
 
+/** "Letterhead": the way to the doctor's letterhead for exported letters (_app.settings.letterhead.tsx). */
+export function LetterheadSection() {
+  const { t } = useTranslation("account");
+  const text = { title: t("letterhead.sectionTitle"), body: t("letterhead.sectionBody"), open: t("letterhead.open") };
+  return <DialogSection id="letterhead" to="/settings/letterhead" {...text} />;
+}
+
 /** "Delete account": the way to the confirmation dialog (_app.settings.account.tsx). */
 export function AccountSection() {
   const { t } = useTranslation("account");

@@ -12,7 +12,14 @@ import { MAX_CUSTOM_TEMPLATES } from "~/services/templates/custom-templates.serv
 import { getFixedTFor, getLanguage } from "~/services/web/i18n.server";
 import { requireUser } from "~/services/web/session.server";
 import { listUserTemplates, organizationLabel, type TemplateView } from "~/services/templates/templates.server";
-import { AccountSection, RagToggle, SessionsSection, TemplateCard, VocabularySection } from "./components";
+import {
+  AccountSection,
+  LetterheadSection,
+  RagToggle,
+  SessionsSection,
+  TemplateCard,
+  VocabularySection,
+} from "./components";
 import { templateLanguageOf } from "./context.server";
 import { isUnknownIntent } from "~/components/forms/fields";
 import { ragIntent, resetIntent, saveStructureIntent, withFailureMessage } from "./queries.server";
@@ -205,6 +212,7 @@ export default function Settings() {
 
       <RagToggle agreed={ragAgreed} language={language} />
       <VocabularySection />
+      <LetterheadSection />
       <SessionsSection />
       <AccountSection />
       <Outlet />

@@ -185,6 +185,23 @@ export function auditVocabulary(
   return audit({ userId, action, entityType: "vocabulary_term", entityId: termId, outcome, request });
 }
 
+/**
+ * A letterhead (issue 25) saved or removed, by its row's id: the doctor's own, or the practice's by an admin. Who and
+ * when, never what it says or its logo.
+ */
+export type LetterheadAction =
+  "letterhead.update" | "letterhead.remove" | "letterhead.practice.update" | "letterhead.practice.remove";
+
+export function auditLetterhead(
+  request: Caller,
+  userId: string,
+  action: LetterheadAction,
+  letterheadId?: string,
+  outcome: AuditOutcome = "success",
+) {
+  return audit({ userId, action, entityType: "letterhead", entityId: letterheadId, outcome, request });
+}
+
 export type ChatAction = "chat.read" | "chat.ask" | "chat.attach" | "chat.clear" | "chat.request";
 
 /** The chat as a whole (entity "chat"): no single message is named. */
@@ -265,7 +282,8 @@ export type AdminAction =
   | "admin.usage_csv"
   | "admin.health"
   | "admin.account-delete"
-  | "admin.sessions-end";
+  | "admin.sessions-end"
+  | "admin.letterhead";
 
 export function auditAccess(request: Caller, userId: string | null, action: AccessAction, outcome: AuditOutcome) {
   return audit({ userId, action, outcome, request });

@@ -80,12 +80,18 @@ export const toastKeys = [
   "account:sessions.endedOthers",
   "account:vocabulary.toastAdded",
   "account:vocabulary.toastRemoved",
+  "account:letterhead.toast.saved",
+  "account:letterhead.toast.logoRemoved",
+  "account:letterhead.toast.removed",
   "admin:sessions.account.endedNone",
   "admin:sessions.account.endedOne",
   "admin:sessions.account.endedMany",
   "admin:sessions.all.endedNone",
   "admin:sessions.all.endedOne",
   "admin:sessions.all.endedMany",
+  "admin:letterhead.toast.saved",
+  "admin:letterhead.toast.logoRemoved",
+  "admin:letterhead.toast.removed",
 ] as const;
 
 /** The longest value a toast carries (the cookie stays small). */
