@@ -49,6 +49,7 @@ const OWNED_TABLES = [
   "live_sessions",
   "pending_posts",
   "user_vocabulary",
+  "letterheads",
 ];
 
 let world: World;

@@ -18,9 +18,11 @@ import { keepPendingPost } from "~/services/web/pending-post.server";
 import { makeStorageKey, STORAGE_AREAS } from "~/services/storage/storage.server";
 import { settleMetering } from "~/services/admin/usage.server";
 import { addVocabularyTerm } from "~/services/transcription/user-vocabulary.server";
+import { saveOwnLetterhead } from "~/services/accounts/letterhead.server";
 import { apiClientFor, type ApiClient } from "./api-client";
 import { seedTranscribedRecording } from "./letter-fixtures";
 import { livePayload, putUpload, saveLive } from "./live-save";
+import { pngLogo } from "./letterhead-fixtures";
 import { germanTextPdf } from "./pdf-fixtures";
 import { toneWav } from "./wav";
 import { callRoute, request, signedInUser } from "../setup/app";
@@ -48,6 +50,8 @@ export const WORDS = {
   live: "Distelfink Liveaufnahme",
   vocabulary: "Ringelblumensalbe",
   misheard: "Ringelblumensalve",
+  letterhead: "Sonnentau-Praxis",
+  letterheadDoctor: "Dr. med. Anna Kornblume",
 };
 
 export type User = { userId: string; cookie: string; api: ApiClient };
@@ -223,6 +227,25 @@ export async function seedWorld(issuer: string) {
     .where("owner_id", "=", anna.userId)
     .select("id")
     .executeTakeFirstOrThrow();
+  // A's letterhead with a logo (issue 25): B's page, posts and the logo's preview never reach it.
+  const letterheadId = await saveOwnLetterhead({
+    userId: anna.userId,
+    fields: {
+      practiceName: WORDS.letterhead,
+      doctors: [WORDS.letterheadDoctor],
+      street: "Weg 1",
+      postalCode: "10115",
+      city: "Berlin",
+      phone: "",
+      email: "",
+      bsnr: "123456789",
+      lanr: null,
+      closing: "",
+      signature: [],
+    },
+    logo: { data: pngLogo(8, 8) },
+    request: request("/settings/letterhead"),
+  });
   await settleMetering();
 
   const a = {
@@ -246,6 +269,7 @@ export async function seedWorld(issuer: string) {
     pendingPostId: pendingPostId!,
     sessionId: await publicSessionId(anna.userId),
     vocabularyId: vocabulary.id,
+    letterheadId: letterheadId as string,
   };
   const b = { userId: jonas.userId, letterKey: own.letterKey, letterParam: own.letterParam };
   const secrets = [

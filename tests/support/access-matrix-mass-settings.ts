@@ -7,6 +7,7 @@ import { action as accountAction } from "~/routes/_app.settings.account";
 import { action as newTemplateAction } from "~/routes/_app.settings.new";
 import { action as sessionsAction } from "~/routes/_app.settings.sessions";
 import { action as vocabularyAction } from "~/routes/_app.settings.vocabulary";
+import { action as letterheadAction } from "~/routes/_app.settings.letterhead";
 import { getDb } from "~/models/db.server";
 import { readSession, startSession } from "~/services/web/session.server";
 import { getUserStructure } from "~/services/templates/templates.server";
@@ -121,6 +122,27 @@ export function massAssignmentSettingsSuite(context: () => World) {
       expect(rows).toHaveLength(1);
       expect(rows[0]).toMatchObject({ owner_id: world.jonas.userId, sounds_like: [] });
       expect(rows[0].id).not.toBe(world.keys.a.vocabularyId);
+    });
+
+    it("a letterhead saved with A's ids in the form is B's own, and A's stays as it was", async () => {
+      const world = context();
+      const fields = {
+        ...forgedFields(world),
+        id: world.keys.a.letterheadId,
+        scope: "practice",
+        intent: "save",
+        practiceName: "Praxis Forged",
+      };
+      const saved = await callRoute(letterheadAction, form("/settings/letterhead", world.jonas.cookie, fields));
+      expect(saved.status).toBe(302);
+      const rows = await getDb()
+        .selectFrom("letterheads")
+        .where("practice_name", "=", "Praxis Forged")
+        .select(["id", "scope", "owner_id"])
+        .execute();
+      expect(rows).toHaveLength(1);
+      expect(rows[0]).toMatchObject({ scope: "user", owner_id: world.jonas.userId });
+      expect(rows[0].id).not.toBe(world.keys.a.letterheadId);
     });
 
     // Last: from here on an id like A's template id names a template of B's.

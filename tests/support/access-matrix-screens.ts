@@ -98,6 +98,14 @@ export const screenRoutes: Record<string, Check> = {
     submit("/settings/vocabulary", { intent: "remove", id: a.vocabularyId }),
     mine(submit("/settings/vocabulary", { intent: "add", term: "Eigener Begriff", language: "de" })),
   ]),
+  // One letterhead per user, found by the caller alone: no id is taken, so B's posts change B's own (A's is compared
+  // afterwards) and B's page shows B's.
+  "_app.settings.letterhead": ownDataOnly(() => [
+    get("/settings/letterhead"),
+    submit("/settings/letterhead", { intent: "save", practiceName: "Praxis B", doctors: "Dr. B" }),
+    submit("/settings/letterhead", { intent: "remove-logo" }),
+    submit("/settings/letterhead", { intent: "remove" }),
+  ]),
   "_app.settings.describe.$templateId.$elementId": owned(({ a }) => {
     const params = { templateId: a.templateId, elementId: a.elementId };
     const path = `/settings/describe/${a.templateId}/${a.elementId}?language=de-DE`;
@@ -155,6 +163,12 @@ export const screenRoutes: Record<string, Check> = {
   "resources.healthz": publicRoute("liveness for load balancers: 'ok', no database, no details"),
   "resources.locale": publicRoute("sets the caller's language cookie"),
   "resources.keepalive": publicRoute("extends the caller's own session; answers { ok: true } and nothing else"),
+  // The caller's own logo, or the practice's: no id in the address, so A's logo cannot be named.
+  "resources.letterhead-logo": ownDataOnly(({ a }) => [
+    get("/resources/letterhead-logo"),
+    get(`/resources/letterhead-logo?owner=${a.userId}&id=${a.letterheadId}`),
+    get("/resources/letterhead-logo?scope=practice"),
+  ]),
   "resources.storage.$": publicRoute(
     "the local store's presigned URLs: the signature is the authorization, as at S3 (no session is consulted); " +
       "a URL not signed for the key is refused before the object is looked up (checked below)",
@@ -165,6 +179,7 @@ export const screenRoutes: Record<string, Check> = {
   "$adminPath.accounts": admin,
   "$adminPath.audit": admin,
   "$adminPath.sessions": admin,
+  "$adminPath.letterhead": { kind: "admin", coveredBy: "tests/integration/letterhead-admin.test.ts" },
   "$adminPath_.usage[.]csv": admin,
   "api.usage-dashboard": admin,
   "api.health": admin,

@@ -51,6 +51,7 @@ export const screens: Record<string, ScreenEntry> = {
   "_app.settings.vocabulary": {
     pages: () => [{ path: "/settings/vocabulary", shows: ["userName", "vocabulary", "misheard"] }],
   },
+  "_app.settings.letterhead": { pages: () => [{ path: "/settings/letterhead", shows: ["userName", "letterhead"] }] },
   "_app.settings.describe.$templateId.$elementId": {
     pages: ({ templateId, elementId }) => [
       { path: `/settings/describe/${templateId}/${elementId}?language=de-DE`, shows: ["description"] },
@@ -90,4 +91,5 @@ export const screens: Record<string, ScreenEntry> = {
   "$adminPath.accounts": { pages: () => [{ path: "/betrieb/accounts", shows: [], who: "operator" }] },
   "$adminPath.audit": { pages: () => [{ path: "/betrieb/audit", shows: [], who: "operator" }] },
   "$adminPath.sessions": { pages: () => [{ path: "/betrieb/sessions", shows: [], who: "operator" }] },
+  "$adminPath.letterhead": { pages: () => [{ path: "/betrieb/letterhead", shows: [], who: "operator" }] },
 };

@@ -82,6 +82,8 @@ export const HOSTILE = {
   // At most 60 characters each, one line: the doctor's own vocabulary (issue 24).
   vocabulary: `${XSS.img} Begriff`,
   misheard: XSS.svg,
+  // At most 120 characters, one line: the letterhead's practice name (issue 25).
+  letterhead: `${XSS.breakout} Praxis`,
 };
 
 async function ok(answer: Promise<Response>, what: string) {
@@ -226,6 +228,12 @@ export async function seedHostileWorld(llm: () => FakeChatServer) {
   const pdf = await makeTextPdf([[HOSTILE.pdfText, XSS.script]]);
   chat.append("pdf", new File([new Uint8Array(pdf)], HOSTILE.pdfName, { type: "application/pdf" }));
   await ok(browser.multipart("/chat", chat), "chat");
+
+  // The letterhead, saved through Settings › "Briefkopf" (a plain post: no logo).
+  await ok(
+    browser.form("/settings/letterhead", { intent: "save", practiceName: HOSTILE.letterhead, doctors: XSS.img }),
+    "letterhead",
+  );
 
   // The doctor's vocabulary: a term added by hand through the settings dialog's form, one taught by a correction
   // with what the engine had heard instead.
