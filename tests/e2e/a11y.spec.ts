@@ -82,11 +82,26 @@ test("the screens that verify a letter — the check, the transcript's review, t
   const { letterPath, transcriptPath } = await seedRecording(page);
   const letter = letterPath.split("?")[0]!;
   const transcript = transcriptPath.split("?")[0]!;
-  expect(await checkAll(page, [`${letter}?check=1`, `${transcript}?review=1`, "/settings/vocabulary"])).toEqual([]);
+  expect(
+    await checkAll(page, [
+      `${letter}?check=1`,
+      `${transcript}?review=1`,
+      "/settings/vocabulary",
+      "/settings/letterhead",
+    ]),
+  ).toEqual([]);
 });
 
 test("the admin dashboard has none", async ({ page }) => {
   test.setTimeout(90_000);
   await signIn(page, "ops-admin", "/betrieb");
-  expect(await checkAll(page, ["/betrieb", "/betrieb/audit", "/betrieb/accounts", "/betrieb/sessions"])).toEqual([]);
+  expect(
+    await checkAll(page, [
+      "/betrieb",
+      "/betrieb/audit",
+      "/betrieb/accounts",
+      "/betrieb/sessions",
+      "/betrieb/letterhead",
+    ]),
+  ).toEqual([]);
 });
