@@ -21,6 +21,7 @@ import * as m0019 from "./0019_letter_confirmations";
 import * as m0021 from "./0021_letter_regeneration";
 import * as m0022 from "./0022_letter_citations";
 import * as m0023 from "./0023_letterheads";
+import * as m0024 from "./0024_letter_export_details";
 
 // Static imports: kysely's FileMigrationProvider cannot import .ts under plain
 // Node (STACK-NOTES pitfall 5). Append new migrations here, in order.
@@ -47,4 +48,5 @@ export const migrations: Record<string, Migration> = {
   "0021_letter_regeneration": m0021,
   "0022_letter_citations": m0022,
   "0023_letterheads": m0023,
+  "0024_letter_export_details": m0024,
 };

@@ -246,6 +246,19 @@ export interface LetterCitationsTable {
   cited_at: Timestamp;
 }
 
+/** Migration 0024: what the export dialog was given, kept with the letter when the doctor chose so. */
+export interface LetterExportDetailsTable {
+  letter_id: string;
+  owner_id: string;
+  recipient_name: string;
+  recipient_address: ColumnType<string[], string, string>;
+  patient_name: string;
+  patient_birth_date: string | null;
+  subject: string;
+  letter_date: string | null;
+  updated_at: Timestamp;
+}
+
 export const letterheadScopes = ["user", "practice"] as const;
 export type LetterheadScope = (typeof letterheadScopes)[number];
 export const letterheadLogoTypes = ["image/png", "image/svg+xml"] as const;
@@ -339,6 +352,7 @@ export interface Database {
   letter_proposals: LetterProposalsTable;
   letter_confirmations: LetterConfirmationsTable;
   letter_citations: LetterCitationsTable;
+  letter_export_details: LetterExportDetailsTable;
   letterheads: LetterheadsTable;
   saved_prompts: SavedPromptsTable;
   live_sessions: LiveSessionsTable;

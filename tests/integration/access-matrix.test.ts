@@ -50,6 +50,8 @@ const OWNED_TABLES = [
   "pending_posts",
   "user_vocabulary",
   "letterheads",
+  "letter_citations",
+  "letter_export_details",
 ];
 
 let world: World;

@@ -36,6 +36,11 @@ export const apiRoutes: Record<string, Check> = {
       { params: { "*": a.letterParam } },
     ),
   ]),
+  "api.arztbrief-export.$": owned(({ a }) => [
+    ...["pdf", "text"].map((format) =>
+      send(`/api/arztbrief-export/${a.letterParam}`, { format, keep: true }, { params: { "*": a.letterParam } }),
+    ),
+  ]),
   "api.arztbrief-regenerate.$": owned(({ a }) => [
     get(`/api/arztbrief-regenerate/${a.letterParam}`, { "*": a.letterParam }),
     send(

@@ -1,6 +1,8 @@
 import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
+import { recordCitations } from "~/models/letter-citation.server";
+import { keepExportDetails } from "~/models/letter-export.server";
 import { sql } from "kysely";
 import { finishAnswer, insertChatContext, insertChatTurn } from "~/models/chat.server";
 import { appendVersion, insertLetter, insertProposal } from "~/models/letter.server";
@@ -227,6 +229,24 @@ export async function seedWorld(issuer: string) {
     .where("owner_id", "=", anna.userId)
     .select("id")
     .executeTakeFirstOrThrow();
+  // A's letter as a model cited it (issue 24) and as A exported it, with the details kept (issue 25).
+  await recordCitations(getDb(), {
+    ownerId: anna.userId,
+    letterId: letter.letterId,
+    citations: [{ wordingHash: "0".repeat(32), segmentIds: ["t0p0"] }],
+  });
+  await keepExportDetails({
+    ownerId: anna.userId,
+    letterId: letter.letterId,
+    details: {
+      recipientName: WORDS.letter,
+      recipientAddress: ["Weg 1"],
+      patientName: "Anna",
+      patientBirthDate: null,
+      subject: WORDS.letter,
+      date: null,
+    },
+  });
   // A's letterhead with a logo (issue 25): B's page, posts and the logo's preview never reach it.
   const letterheadId = await saveOwnLetterhead({
     userId: anna.userId,

@@ -70,6 +70,19 @@ export const screenRoutes: Record<string, Check> = {
       likeUnknown("deletePrompt", "promptId", a.promptId),
     ];
   }),
+  "_app.arztbriefe.export.$": owned(({ a }) => [
+    get(`/arztbriefe/export/${a.letterParam}`, { "*": a.letterParam }),
+    submit(`/arztbriefe/export/${a.letterParam}`, { format: "text", keep: "yes" }, { "*": a.letterParam }),
+  ]),
+  "resources.arztbrief-export.$": owned(({ a }) =>
+    ["pdf", "docx", "fhir"].map((format) =>
+      submit(`/resources/arztbrief-export/${a.letterParam}`, { format, keep: "yes" }, { "*": a.letterParam }),
+    ),
+  ),
+  "druck.arztbriefe.$": owned(({ a }) => [
+    get(`/druck/arztbriefe/${a.letterParam}`, { "*": a.letterParam }),
+    submit(`/druck/arztbriefe/${a.letterParam}`, { recipient_name: "B", keep: "yes" }, { "*": a.letterParam }),
+  ]),
   "_app.arztbriefe.redo.$": owned(({ a }) => [
     get(`/arztbriefe/redo/${a.letterParam}`, { "*": a.letterParam }),
     submit(`/arztbriefe/redo/${a.letterParam}`, { templateId: "kurzbrief" }, { "*": a.letterParam }),
@@ -162,6 +175,7 @@ export const screenRoutes: Record<string, Check> = {
   "verify-email": publicRoute("the provider's 'verify your e-mail' notice; static"),
   "resources.healthz": publicRoute("liveness for load balancers: 'ok', no database, no details"),
   "resources.locale": publicRoute("sets the caller's language cookie"),
+  "resources.letter-print[.]css": publicRoute("the print view's page numbers as CSS: fixed wording, nobody's data"),
   "resources.keepalive": publicRoute("extends the caller's own session; answers { ok: true } and nothing else"),
   // The caller's own logo, or the practice's: no id in the address, so A's logo cannot be named.
   "resources.letterhead-logo": ownDataOnly(({ a }) => [

@@ -37,6 +37,15 @@ export const screens: Record<string, ScreenEntry> = {
       { path: `/arztbriefe/${letterParam}?proposal=${proposalId}`, shows: [...letterShows, "proposal", "instruction"] },
     ],
   },
+  "_app.arztbriefe.export.$": {
+    pages: ({ letterParam }) => [{ path: `/arztbriefe/export/${letterParam}`, shows: ["displayName", "recipient"] }],
+  },
+  // The print view, outside the workspace: the letter as it is sent, with the kept recipient and the letterhead.
+  "druck.arztbriefe.$": {
+    pages: ({ letterParam }) => [
+      { path: `/druck/arztbriefe/${letterParam}`, shows: ["sectionTitle", "edited", "recipient", "userName"] },
+    ],
+  },
   "_app.arztbriefe.redo.$": {
     pages: ({ letterParam }) => [{ path: `/arztbriefe/redo/${letterParam}`, shows: ["templateName", "displayName"] }],
   },

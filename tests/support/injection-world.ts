@@ -84,6 +84,8 @@ export const HOSTILE = {
   misheard: XSS.svg,
   // At most 120 characters, one line: the letterhead's practice name (issue 25).
   letterhead: `${XSS.breakout} Praxis`,
+  // The export dialog's recipient, kept with the letter (issue 25).
+  recipient: `Herrn ${XSS.breakout}`,
 };
 
 async function ok(answer: Promise<Response>, what: string) {
@@ -184,6 +186,16 @@ export async function seedHostileWorld(llm: () => FakeChatServer) {
       promptText: HOSTILE.promptText,
     }),
     "saved prompt",
+  );
+
+  // The letter exported as text for the practice software, its recipient kept, through the export dialog's form.
+  await ok(
+    browser.form(`/arztbriefe/export/${letterParam}`, {
+      recipient_name: HOSTILE.recipient,
+      format: "text",
+      keep: "yes",
+    }),
+    "export",
   );
 
   // An upload under a hostile file name, through the JSON API and the signed storage URL.

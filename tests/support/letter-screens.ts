@@ -6,6 +6,8 @@ import { insertLetter } from "~/models/letter.server";
 import type { LetterStatus, StoredLetterContent } from "~/models/schema";
 import EditorPage, { action as editorAction, loader as editorLoader } from "~/routes/_app.arztbriefe.$/route";
 import RedoPage, { action as redoAction, loader as redoLoader } from "~/routes/_app.arztbriefe.redo.$";
+import ExportPage, { action as exportAction, loader as exportLoader } from "~/routes/_app.arztbriefe.export.$";
+import PrintPage, { action as printAction, loader as printLoader } from "~/routes/druck.arztbriefe.$";
 import ListPage, { action as listAction, loader as listLoader } from "~/routes/_app.arztbriefe/route";
 import ViewerPage, { action as viewerAction, loader as viewerLoader } from "~/routes/_app.transcriptions.$";
 import TranscriptionsPage, {
@@ -47,6 +49,13 @@ const routes = [
         Component: RedoPage,
       },
       {
+        id: "routes/_app.arztbriefe.export.$",
+        path: "export/*",
+        loader: (a: any) => exportLoader(a),
+        action: (a: any) => exportAction(a),
+        Component: ExportPage,
+      },
+      {
         id: "routes/_app.arztbriefe.$",
         path: "*",
         loader: (a: any) => editorLoader(a),
@@ -54,6 +63,13 @@ const routes = [
         Component: EditorPage,
       },
     ],
+  },
+  {
+    id: "routes/druck.arztbriefe.$",
+    path: "/druck/arztbriefe/*",
+    loader: (a: any) => printLoader(a),
+    action: (a: any) => printAction(a),
+    Component: PrintPage,
   },
   {
     id: "routes/_app.transcriptions",

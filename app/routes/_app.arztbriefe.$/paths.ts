@@ -16,3 +16,17 @@ export function redoUrl(key: string) {
 export function deleteUrl(key: string) {
   return `/arztbriefe?delete=${encodeURIComponent(key)}`;
 }
+
+export function exportUrl(key: string) {
+  return `/arztbriefe/export/${letterPath(key)}`;
+}
+
+/** The print view: outside the workspace's frame, so the page prints as the letter alone. */
+export function printUrl(key: string) {
+  return `/druck/arztbriefe/${letterPath(key)}`;
+}
+
+/** Where the export dialog's file buttons post: a resource route, whose answer is the file itself. */
+export function downloadUrl(key: string) {
+  return `/resources/arztbrief-export/${letterPath(key)}`;
+}

@@ -14,7 +14,7 @@ import { RefinePanel } from "./refine-panel";
 import { RegenerateForm, RegenerationNotice } from "./regenerate-form";
 import { Compare, Proposal, Versions } from "./history-views";
 import { Spinner } from "./letter-status";
-import { deleteUrl, editorUrl, redoUrl } from "./paths";
+import { deleteUrl, editorUrl, exportUrl, redoUrl } from "./paths";
 import type { EditorActionData } from "./types";
 import { INTENT } from "./schema";
 import { EvidenceSummary, EvidenceView } from "./evidence-view";
@@ -169,6 +169,9 @@ export default function LetterEditor() {
           <span className="flex-1" />
           {data.busy ? null : (
             <>
+              <Link to={exportUrl(data.key)} className={quiet} data-action="export">
+                {t("export.open")}
+              </Link>
               <Link to={redoUrl(data.key)} className={quiet} data-action="redo">
                 {t("list.redo")}
               </Link>

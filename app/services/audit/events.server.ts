@@ -90,7 +90,13 @@ export type LetterAction =
   | "letter.delete"
   | "letter.evidence.read"
   | `letter.confirm.${FlagKind}`
-  | "letter.omission.propose";
+  | "letter.omission.propose"
+  // A finished letter leaving Skribent (issue 25), by format: who, when, which letter — never its content.
+  | "letter.export.pdf"
+  | "letter.export.docx"
+  | "letter.export.fhir"
+  | "letter.export.text"
+  | "letter.export.print";
 
 export function auditLetter(
   request: Caller,

@@ -217,6 +217,29 @@ export const demoAccounts: DemoAccount[] = [
     secondFactor: true,
   },
   {
+    // A letter leaving Skribent end to end (tests/e2e/letter-export.spec.ts): one workspace per Playwright project.
+    id: "nora-becker",
+    email: "nora.becker@praxis-becker.example",
+    emailVerified: true,
+    givenName: "Nora",
+    familyName: "Becker",
+    name: "Dr. med. Nora Becker",
+    locale: "de",
+    role: "clinician",
+    secondFactor: true,
+  },
+  {
+    id: "ole-sommer",
+    email: "ole.sommer@hausarzt-sommer.example",
+    emailVerified: true,
+    givenName: "Ole",
+    familyName: "Sommer",
+    name: "Dr. med. Ole Sommer",
+    locale: "de",
+    role: "clinician",
+    secondFactor: true,
+  },
+  {
     // The letterhead settings end to end (tests/e2e/letterhead.spec.ts): one workspace per Playwright project.
     id: "ida-kraus",
     email: "ida.kraus@praxis-kraus.example",

@@ -1,0 +1,73 @@
+import { redirect, type ActionFunctionArgs } from "@remix-run/node";
+import { auditLetter } from "~/services/audit/events.server";
+import {
+  attachmentDisposition,
+  exportFileName,
+  exportFormatFrom,
+  exportLetter,
+  readExportDetails,
+} from "~/services/letters/export.server";
+import { requireLetter } from "~/services/letters/editing.server";
+import { DomainError } from "~/services/web/domain-error.server";
+import { hideAsNotFound } from "~/services/web/not-found.server";
+import { requireUser } from "~/services/web/session.server";
+import { exportUrl } from "./_app.arztbriefe.$/paths";
+
+// The export dialog's file buttons (issue 25, ADR 0037): the letter as a DIN 5008 PDF, a DOCX or a FHIR document, as
+// the download the POST answers — a resource route, because a page's action cannot answer a file to a browser's
+// form. A refusal goes back to the dialog by name (`?error=` with its non-personal values); what was typed is not
+// put into the address. Owner-scoped, audited by format without content.
+
+/** The refusal's name and values (field names, limits) for the dialog to say; never what was typed. */
+function backToDialog(key: string, error: DomainError) {
+  const query = new URLSearchParams({ error: error.message.replace(/^letters:export\.errors\./, "") });
+  for (const name of ["field", "max", "formats"]) if (error.values[name]) query.set(name, error.values[name]!);
+  if (error.message === "letters:errors.busy") query.set("error", "busy");
+  return redirect(`${exportUrl(key)}?${query}`, 303);
+}
+
+const LETTER_REFUSALS = ["letters:errors.letterKeyRequired", "letters:errors.languageMissing"];
+
+export async function action({ request, params }: ActionFunctionArgs) {
+  const user = await requireUser(request);
+  const key = params["*"] ?? "";
+  // Whose letter it is, before anything the form says.
+  await requireLetter(user.id, key).catch((error: unknown) => hideAsNotFound(error, { messages: LETTER_REFUSALS }));
+  const form = await request.formData();
+  const field = (name: string) => {
+    const value = form.get(name);
+    return typeof value === "string" ? value : "";
+  };
+  let format: ReturnType<typeof exportFormatFrom> | null = null;
+  try {
+    format = exportFormatFrom(form.get("format"));
+    if (format === "print" || format === "text")
+      throw new DomainError("invalid", "letters:export.errors.format", [], { formats: "pdf, docx, fhir" });
+    const details = readExportDetails({
+      recipientName: field("recipient_name"),
+      recipientAddress: form.getAll("recipient_address").map((line) => (typeof line === "string" ? line : "")),
+      patientName: field("patient_name"),
+      patientBirthDate: field("patient_birth_date"),
+      subject: field("subject"),
+      date: field("date"),
+    });
+    const keep = form.get("keep") === "yes";
+    const { letter, file } = await exportLetter({ userId: user.id, key, format, details, keep });
+    await auditLetter(request, user.id, `letter.export.${format}`, letter.key);
+    return new Response(typeof file.body === "string" ? file.body : Buffer.from(file.body), {
+      headers: {
+        "Content-Type": file.contentType,
+        "Content-Disposition": attachmentDisposition(exportFileName(letter.filename, details.date, file.extension)),
+        "Cache-Control": "no-store",
+        "X-Content-Type-Options": "nosniff",
+      },
+    });
+  } catch (error) {
+    // Another user's letter, a made-up key or one without a language: the one page 404.
+    if (!(error instanceof DomainError) || error.kind === "not_found" || LETTER_REFUSALS.includes(error.message))
+      return hideAsNotFound(error, { messages: LETTER_REFUSALS });
+    if (format && format !== "print" && format !== "text")
+      await auditLetter(request, user.id, `letter.export.${format}`, undefined, "failure");
+    return backToDialog(key, error);
+  }
+}
