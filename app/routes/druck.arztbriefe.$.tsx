@@ -1,4 +1,10 @@
-import { json, type ActionFunctionArgs, type LinksFunction, type LoaderFunctionArgs } from "@remix-run/node";
+import {
+  json,
+  type ActionFunctionArgs,
+  type LinksFunction,
+  type LoaderFunctionArgs,
+  type MetaFunction,
+} from "@remix-run/node";
 import { useActionData, useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import type { RouteHandle } from "~/components/page-scripts";
@@ -22,6 +28,11 @@ import { exportUrl } from "./_app.arztbriefe.$/paths";
 export const handle: RouteHandle = { i18n: ["common", "letters"] };
 
 export const links: LinksFunction = () => [{ rel: "stylesheet", href: printStyles }];
+
+/** The letter's name: what a printed page's header and a browser's tab show. */
+export const meta: MetaFunction<typeof loader> = ({ data }) => [
+  { title: data?.name ? `${data.name} · Skribent` : "Skribent" },
+];
 
 type PrintData = {
   document: Omit<ExportLetter, "labels" | "letterhead"> & PrintHead;
@@ -60,11 +71,15 @@ function afterPost(request: Request) {
 export async function loader({ request, params }: LoaderFunctionArgs) {
   const user = await requireUser(request);
   const key = params["*"] ?? "";
-  if (afterPost(request)) return { document: null, backTo: exportUrl(key), logo: null, error: null };
-  const { details } = await exportStart({ userId: user.id, key }).catch(hideLetter);
+  if (afterPost(request)) {
+    const letter = await requireLetter(user.id, key).catch(hideLetter);
+    const name = letter.display_name ?? letter.original_filename;
+    return { document: null, backTo: exportUrl(key), logo: null, error: null, name };
+  }
+  const { details, letter: loaded } = await exportStart({ userId: user.id, key }).catch(hideLetter);
   const { letter, document } = await exportDocument({ userId: user.id, key, details, keep: false }).catch(hideLetter);
   await auditLetter(request, user.id, "letter.export.print", letter.key);
-  return { ...printable(document, letter.key), error: null };
+  return { ...printable(document, letter.key), error: null, name: loaded.filename };
 }
 
 export async function action({ request, params }: ActionFunctionArgs) {

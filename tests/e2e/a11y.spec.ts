@@ -88,6 +88,9 @@ test("the screens that verify a letter — the check, the transcript's review, t
       `${transcript}?review=1`,
       "/settings/vocabulary",
       "/settings/letterhead",
+      // Issue 25: the export dialog and the print view.
+      letter.replace("/arztbriefe/", "/arztbriefe/export/"),
+      letter.replace("/arztbriefe/", "/druck/arztbriefe/"),
     ]),
   ).toEqual([]);
 });
