@@ -8,6 +8,7 @@ import { auditLetter } from "~/services/audit/events.server";
 import {
   EXPORT_ERRORS,
   EXPORT_LIMITS,
+  type ExportFormat,
   exportFormatFrom,
   exportLetter,
   exportStart,
@@ -117,6 +118,18 @@ export async function action({ request, params }: ActionFunctionArgs) {
     return json({ text: null, values, error: t(error.message, error.values) }, { status });
   }
 }
+
+/**
+ * The ways out, in the order a practice needs them: files from the download route, the text shown here, the print
+ * view as a page of its own (a new tab, so the dialog stays).
+ */
+const FORMAT_BUTTONS: Array<{ format: ExportFormat; to: "download" | "dialog" | "print"; target?: "_blank" }> = [
+  { format: "pdf", to: "download" },
+  { format: "docx", to: "download" },
+  { format: "text", to: "dialog" },
+  { format: "print", to: "print", target: "_blank" },
+  { format: "fhir", to: "download" },
+];
 
 const field = "mt-1 block w-full rounded-md border border-slate-300 px-3 py-2 text-base";
 
@@ -250,50 +263,22 @@ export default function ExportDialog() {
           </label>
           {data.busy ? null : (
             <div className="flex flex-wrap gap-2" data-export-formats>
-              <button
-                type="submit"
-                name="format"
-                value="pdf"
-                formAction={downloadUrl(data.key)}
-                className={button}
-                data-format="pdf"
-              >
-                {t("export.formats.pdf")}
-              </button>
-              <button
-                type="submit"
-                name="format"
-                value="docx"
-                formAction={downloadUrl(data.key)}
-                className={quiet}
-                data-format="docx"
-              >
-                {t("export.formats.docx")}
-              </button>
-              <button type="submit" name="format" value="text" className={quiet} data-format="text">
-                {t("export.formats.text")}
-              </button>
-              <button
-                type="submit"
-                name="format"
-                value="print"
-                formAction={printUrl(data.key)}
-                formTarget="_blank"
-                className={quiet}
-                data-format="print"
-              >
-                {t("export.formats.print")}
-              </button>
-              <button
-                type="submit"
-                name="format"
-                value="fhir"
-                formAction={downloadUrl(data.key)}
-                className={quiet}
-                data-format="fhir"
-              >
-                {t("export.formats.fhir")}
-              </button>
+              {FORMAT_BUTTONS.map(({ format, to, target }) => (
+                <button
+                  key={format}
+                  type="submit"
+                  name="format"
+                  value={format}
+                  formAction={
+                    to === "download" ? downloadUrl(data.key) : to === "print" ? printUrl(data.key) : undefined
+                  }
+                  formTarget={target}
+                  className={format === "pdf" ? button : quiet}
+                  data-format={format}
+                >
+                  {t(`export.formats.${format}`)}
+                </button>
+              ))}
             </div>
           )}
         </Form>

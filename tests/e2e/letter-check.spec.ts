@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import type { Locator, Page, TestInfo } from "@playwright/test";
 import { makeSpeechWav, makeTempDir, removeTempDir } from "../support/audio-fixtures";
-import { expect, signIn, test } from "./support";
+import { expect, letterFromUpload, signIn, test } from "./support";
 
 // Issue 24 end to end, JavaScript on and off: the letter editor's check ("Prüfung") as a clinician sees it. The
 // letter is made as in letters.spec.ts (the tests' Speechmatics answers the named two-speaker consultation; the
@@ -88,24 +88,8 @@ test("the check, in German: the header's summary, every sentence with its eviden
 }, info) => {
   test.setTimeout(120_000);
   await signIn(page, account(info.project.name));
-  const form = page.locator("[data-upload-form]");
-  await form.locator('input[name="audio"]').setInputFiles(wav);
-  await form.getByRole("button", { name: "Hochladen" }).click();
-  const recording = page.locator("[data-recording]").filter({ hasText: RECORDING });
-  await expect(recording.locator("[data-status]")).toHaveAttribute("data-status", "completed", { timeout: 20_000 });
-
-  await page.goto("/arztbriefe");
-  const row = page.locator("[data-letter-row]").filter({ hasText: RECORDING });
-  await expect(async () => {
-    await page.reload();
-    await expect(row.locator("[data-letter-status]")).toHaveAttribute("data-letter-status", "completed", {
-      timeout: 1_000,
-    });
-  }).toPass({ timeout: 20_000 });
-  await row.locator('[data-action="view"]').click();
+  editorPath = await letterFromUpload(page, wav, RECORDING);
   const editor = page.locator("[data-letter-editor]");
-  await expect(editor).toBeVisible();
-  editorPath = new URL(page.url()).pathname;
   const first = editor.locator("textarea[data-section]").first();
   await expect(first).toHaveValue(QUOTED);
   const firstTitle = (await first.getAttribute("data-section"))!;

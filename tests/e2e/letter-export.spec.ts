@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import type { Page, TestInfo } from "@playwright/test";
 import { makeSpeechWav, makeTempDir, removeTempDir } from "../support/audio-fixtures";
-import { expect, signIn, test } from "./support";
+import { expect, letterFromUpload, signIn, test } from "./support";
 
 // Issue 25 end to end, JavaScript on and off: a finished letter leaves Skribent as a German practice sends it. From
 // the editor the doctor opens the export dialog, types the recipient and the patient line, and takes the letter as a
@@ -53,25 +53,6 @@ async function pdfText(file: string) {
   return pages.join("\n").replace(/\s+/g, " ");
 }
 
-async function makeLetter(page: Page) {
-  const form = page.locator("[data-upload-form]");
-  await form.locator('input[name="audio"]').setInputFiles(wav);
-  await form.getByRole("button", { name: "Hochladen" }).click();
-  const recording = page.locator("[data-recording]").filter({ hasText: RECORDING });
-  await expect(recording.locator("[data-status]")).toHaveAttribute("data-status", "completed", { timeout: 20_000 });
-  await page.goto("/arztbriefe");
-  const row = page.locator("[data-letter-row]").filter({ hasText: RECORDING });
-  await expect(async () => {
-    await page.reload();
-    await expect(row.locator("[data-letter-status]")).toHaveAttribute("data-letter-status", "completed", {
-      timeout: 1_000,
-    });
-  }).toPass({ timeout: 20_000 });
-  await row.locator('[data-action="view"]').click();
-  await expect(page.locator("[data-letter-editor]")).toBeVisible();
-  return new URL(page.url()).pathname;
-}
-
 async function fillDetails(page: Page, keep: boolean) {
   const dialog = page.locator("[data-export-form]");
   await dialog.getByLabel("Name (z. B. Herrn Dr. med. Peter Braun)").fill(RECIPIENT);
@@ -89,7 +70,7 @@ test("the letter leaves as a DIN 5008 PDF, as text for the practice software and
 }, info) => {
   test.setTimeout(120_000);
   await signIn(page, account(info.project.name));
-  editorPath = await makeLetter(page);
+  editorPath = await letterFromUpload(page, wav, RECORDING);
 
   await page.locator('[data-action="export"]').click();
   await expect(page.getByRole("heading", { name: `Brief exportieren: ${RECORDING}` })).toBeVisible();

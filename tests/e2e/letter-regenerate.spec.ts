@@ -1,6 +1,6 @@
 import type { Page, Request } from "@playwright/test";
 import { makeSpeechWav, makeTempDir, removeTempDir } from "../support/audio-fixtures";
-import { expect, signIn, test } from "./support";
+import { expect, letterFromUpload, signIn, test } from "./support";
 
 // Issue 24 end to end, JavaScript on and off: the letter written again from the corrected transcript (ADR 0032), as a
 // clinician notices it. The letter is made as in letters.spec.ts: the tests' Speechmatics answers the named
@@ -87,25 +87,9 @@ test("a regeneration from the corrected transcript is a proposal: the letter cha
 }, info) => {
   test.setTimeout(150_000);
   await signIn(page, account(info.project.name));
-  const upload = page.locator("[data-upload-form]");
-  await upload.locator('input[name="audio"]').setInputFiles(wav);
-  await upload.getByRole("button", { name: "Hochladen" }).click();
-  const recording = page.locator("[data-recording]").filter({ hasText: RECORDING });
-  await expect(recording.locator("[data-status]")).toHaveAttribute("data-status", "completed", { timeout: 20_000 });
-
   // The letter as the model wrote it from the recognised transcript.
-  await page.goto("/arztbriefe");
-  const row = page.locator("[data-letter-row]").filter({ hasText: RECORDING });
-  await expect(async () => {
-    await page.reload();
-    await expect(row.locator("[data-letter-status]")).toHaveAttribute("data-letter-status", "completed", {
-      timeout: 1_000,
-    });
-  }).toPass({ timeout: 20_000 });
-  await row.locator('[data-action="view"]').click();
+  editorPath = await letterFromUpload(page, wav, RECORDING);
   const editor = page.locator("[data-letter-editor]");
-  await expect(editor).toBeVisible();
-  editorPath = new URL(page.url()).pathname;
   const first = editor.locator("textarea[data-section]").first();
   await expect(first).toHaveValue(QUOTED);
   const firstTitle = (await first.getAttribute("data-section"))!;

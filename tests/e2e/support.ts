@@ -89,3 +89,26 @@ export const test = base.extend<{ consoleGuard: void; storageGuard: void; expect
   ],
 });
 export { expect };
+
+/**
+ * Uploads a WAV on the workspace, waits for its transcript and its letter (the tests' engines write both) and opens
+ * the letter's editor; the editor's path. The letter specs start from here.
+ */
+export async function letterFromUpload(page: Page, wav: string, recordingName: string) {
+  const upload = page.locator("[data-upload-form]");
+  await upload.locator('input[name="audio"]').setInputFiles(wav);
+  await upload.getByRole("button", { name: "Hochladen" }).click();
+  const recording = page.locator("[data-recording]").filter({ hasText: recordingName });
+  await expect(recording.locator("[data-status]")).toHaveAttribute("data-status", "completed", { timeout: 20_000 });
+  await page.goto("/arztbriefe");
+  const row = page.locator("[data-letter-row]").filter({ hasText: recordingName });
+  await expect(async () => {
+    await page.reload();
+    await expect(row.locator("[data-letter-status]")).toHaveAttribute("data-letter-status", "completed", {
+      timeout: 1_000,
+    });
+  }).toPass({ timeout: 20_000 });
+  await row.locator('[data-action="view"]').click();
+  await expect(page.locator("[data-letter-editor]")).toBeVisible();
+  return new URL(page.url()).pathname;
+}
