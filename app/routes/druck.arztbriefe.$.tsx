@@ -8,6 +8,7 @@ import {
 import { useActionData, useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import type { RouteHandle } from "~/components/page-scripts";
+import { LogoutButton } from "~/components/shell/top-bar";
 import { auditLetter } from "~/services/audit/events.server";
 import { requireLetter } from "~/services/letters/editing.server";
 import { exportDocument, exportStart, readExportDetails } from "~/services/letters/export.server";
@@ -126,7 +127,9 @@ export default function PrintView() {
         <a href={data.backTo} className="underline">
           {t("export.print.back")}
         </a>
-        <span>{t("export.print.hint")}</span>
+        <span className="flex-1">{t("export.print.hint")}</span>
+        {/* Sign-out on every signed-in page (ASVS 7.4.4); the toolbar is not printed. */}
+        <LogoutButton />
       </nav>
       {data.error || !data.document ? (
         <p role="alert" className="din-toolbar text-red-800" data-error>

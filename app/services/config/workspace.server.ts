@@ -17,6 +17,7 @@ export const RESERVED_SEGMENTS = [
   "auth",
   "build",
   "chat",
+  "druck",
   "help",
   "live",
   "locales",
