@@ -168,6 +168,12 @@ end
 
 /** wrk on `target` (a whole URL) with a Lua report: requests, errors, non-2xx and latencies in µs. */
 export function wrk(workDir, target, cookie, { connections, seconds, threads }) {
+  // A fresh machine has no wrk: say which package brings it rather than throw spawnSync's ENOENT.
+  try {
+    execFileSync("wrk", ["--version"], { stdio: "ignore" });
+  } catch (error) {
+    if (error.code === "ENOENT") throw new Error("wrk is not installed: apt-get install -y wrk (Debian's package)");
+  }
   const script = path.join(workDir, "report.lua");
   fs.writeFileSync(script, WRK_SCRIPT);
   const out = execFileSync(
