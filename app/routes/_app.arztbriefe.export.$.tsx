@@ -12,13 +12,14 @@ import {
   exportFormatFrom,
   exportLetter,
   exportStart,
+  exportedLetter,
   readExportDetails,
 } from "~/services/letters/export.server";
-import { requireLetter } from "~/services/letters/editing.server";
 import { DomainError } from "~/services/web/domain-error.server";
 import { getFixedTFor, getLanguage } from "~/services/web/i18n.server";
 import { hideAsNotFound } from "~/services/web/not-found.server";
 import { requireUser } from "~/services/web/session.server";
+import { exportFormValues } from "./_app.arztbriefe.$/export-form";
 import { downloadUrl, editorUrl, exportUrl, printUrl } from "./_app.arztbriefe.$/paths";
 
 // The export dialog of a finished letter (issue 25), over the Arztbriefe list: recipient, patient line, subject and
@@ -33,14 +34,15 @@ export const handle: RouteHandle = { i18n: ["common", "letters"], scripts: ["let
 
 export const meta: MetaFunction = () => [{ title: "Skribent" }];
 
-/** A malformed key is hidden like a missing one; a letter without a language can be exported all the same. */
+/** A malformed key, and a letter without a language (it has no letter wording), are hidden like a missing one. */
 function hideLetter(error: unknown): never {
   return hideAsNotFound(error, { kinds: ["invalid"] });
 }
 
 export async function loader({ request, params }: LoaderFunctionArgs) {
   const user = await requireUser(request);
-  const { letter, details, kept } = await exportStart({ userId: user.id, key: params["*"] ?? "" }).catch(hideLetter);
+  const letter = await exportedLetter({ userId: user.id, key: params["*"] ?? "" }).catch(hideLetter);
+  const { details, kept } = await exportStart({ userId: user.id, letter });
   await auditLetter(request, user.id, "letter.read", letter.key);
   // A refusal of the download route, by name and its non-personal values: only names it gives are shown.
   const query = new URL(request.url).searchParams;
@@ -68,52 +70,26 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   };
 }
 
-type Submitted = {
-  recipientName: string;
-  recipientAddress: string[];
-  patientName: string;
-  patientBirthDate: string;
-  subject: string;
-  date: string;
-  keep: boolean;
-};
-
-function submitted(form: FormData): Submitted {
-  const field = (name: string) => {
-    const value = form.get(name);
-    return typeof value === "string" ? value : "";
-  };
-  return {
-    recipientName: field("recipient_name"),
-    recipientAddress: form.getAll("recipient_address").map((line) => (typeof line === "string" ? line : "")),
-    patientName: field("patient_name"),
-    patientBirthDate: field("patient_birth_date"),
-    subject: field("subject"),
-    date: field("date"),
-    keep: form.get("keep") === "yes",
-  };
-}
-
 /** The text for the practice software, shown in the dialog to copy; the files come from the download route. */
 export async function action({ request, params }: ActionFunctionArgs) {
   const user = await requireUser(request);
   const key = params["*"] ?? "";
   // Whose letter it is, before anything the form says.
-  await requireLetter(user.id, key).catch(hideLetter);
+  const letter = await exportedLetter({ userId: user.id, key }).catch(hideLetter);
   const form = await request.formData();
-  const values = submitted(form);
+  const values = exportFormValues(form);
   const t = await getFixedTFor(await getLanguage(request), ["common", "letters"]);
   const asked = form.get("format");
   try {
     if (exportFormatFrom(asked) !== "text")
       throw new DomainError("invalid", "letters:export.errors.format", [], { formats: "text" });
     const details = readExportDetails(values);
-    const { letter, file } = await exportLetter({ userId: user.id, key, format: "text", details, keep: values.keep });
+    const file = await exportLetter({ userId: user.id, letter, format: "text", details, keep: values.keep });
     await auditLetter(request, user.id, "letter.export.text", letter.key);
     return json({ text: String(file.body), values, error: null });
   } catch (error) {
-    if (!(error instanceof DomainError) || error.kind === "not_found") return hideLetter(error);
-    if (asked === "text") await auditLetter(request, user.id, "letter.export.text", undefined, "failure");
+    if (!(error instanceof DomainError)) throw error;
+    if (asked === "text") await auditLetter(request, user.id, "letter.export.text", letter.key, "failure");
     const status = error.kind === "conflict" ? 409 : 400;
     return json({ text: null, values, error: t(error.message, error.values) }, { status });
   }

@@ -5,9 +5,10 @@ import {
   exportFileName,
   exportFormatFrom,
   exportLetter,
+  exportedLetter,
   readExportDetails,
 } from "~/services/letters/export.server";
-import { letterKeyFrom, requireLetter } from "~/services/letters/editing.server";
+import { letterKeyFrom } from "~/services/letters/editing.server";
 import { ApiError, apiRoute, readJsonBody, requireApiUser } from "~/services/web/api.server";
 import { optionalFlag, optionalObject } from "~/services/web/api-fields.server";
 import { applySecurityHeaders } from "~/services/web/security.server";
@@ -27,7 +28,7 @@ export const action = apiRoute(async ({ request, params }: ActionFunctionArgs) =
   if (request.method !== "POST") throw new ApiError(405, "Method not allowed");
   const key = letterKeyFrom(params["*"] ?? "");
   // Whose letter it is, before anything the body says.
-  await requireLetter(user.id, key);
+  const letter = await exportedLetter({ userId: user.id, key });
   const body = await readJsonBody(request);
   const format = exportFormatFrom(body.format);
   if (format === "print")
@@ -43,12 +44,10 @@ export const action = apiRoute(async ({ request, params }: ActionFunctionArgs) =
     date: body.date,
   });
   const keep = optionalFlag(body, "keep") ?? false;
-  const { letter, file } = await exportLetter({ userId: user.id, key, format, details, keep }).catch(
-    async (error: unknown) => {
-      await auditLetter(request, user.id, `letter.export.${format}`, key, "failure");
-      throw error;
-    },
-  );
+  const file = await exportLetter({ userId: user.id, letter, format, details, keep }).catch(async (error: unknown) => {
+    await auditLetter(request, user.id, `letter.export.${format}`, letter.key, "failure");
+    throw error;
+  });
   await auditLetter(request, user.id, `letter.export.${format}`, letter.key);
   const name = exportFileName(letter.filename, details.date, file.extension);
   const headers = new Headers({

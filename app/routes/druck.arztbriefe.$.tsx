@@ -10,8 +10,7 @@ import { useTranslation } from "react-i18next";
 import type { RouteHandle } from "~/components/page-scripts";
 import { LogoutButton } from "~/components/shell/top-bar";
 import { auditLetter } from "~/services/audit/events.server";
-import { requireLetter } from "~/services/letters/editing.server";
-import { exportDocument, exportStart, readExportDetails } from "~/services/letters/export.server";
+import { exportDocument, exportedLetter, exportStart, readExportDetails } from "~/services/letters/export.server";
 import type { ExportLetter } from "~/services/letter-export/export-letter";
 import { formatLetterDate } from "~/services/letter-export/export-letter";
 import { DomainError } from "~/services/web/domain-error.server";
@@ -19,6 +18,7 @@ import { getFixedTFor, getLanguage } from "~/services/web/i18n.server";
 import { hideAsNotFound } from "~/services/web/not-found.server";
 import { requireUser } from "~/services/web/session.server";
 import printStyles from "~/styles/letter-print.css";
+import { exportFormValues } from "./_app.arztbriefe.$/export-form";
 import { exportUrl } from "./_app.arztbriefe.$/paths";
 
 // The print view of a finished letter (issue 25): the letter as the PDF lays it out after DIN 5008 form B, as an HTML
@@ -71,46 +71,31 @@ function afterPost(request: Request) {
 
 export async function loader({ request, params }: LoaderFunctionArgs) {
   const user = await requireUser(request);
-  const key = params["*"] ?? "";
-  if (afterPost(request)) {
-    const letter = await requireLetter(user.id, key).catch(hideLetter);
-    const name = letter.display_name ?? letter.original_filename;
-    return { document: null, backTo: exportUrl(key), logo: null, error: null, name };
-  }
-  const { details, letter: loaded } = await exportStart({ userId: user.id, key }).catch(hideLetter);
-  const { letter, document } = await exportDocument({ userId: user.id, key, details, keep: false }).catch(hideLetter);
+  const letter = await exportedLetter({ userId: user.id, key: params["*"] ?? "" }).catch(hideLetter);
+  if (afterPost(request))
+    return { document: null, backTo: exportUrl(letter.key), logo: null, error: null, name: letter.filename };
+  const { details } = await exportStart({ userId: user.id, letter });
+  const document = await exportDocument({ userId: user.id, letter, details, keep: false }).catch(hideLetter);
   await auditLetter(request, user.id, "letter.export.print", letter.key);
-  return { ...printable(document, letter.key), error: null, name: loaded.filename };
+  return { ...printable(document, letter.key), error: null, name: letter.filename };
 }
 
 export async function action({ request, params }: ActionFunctionArgs) {
   const user = await requireUser(request);
-  const key = params["*"] ?? "";
   // Whose letter it is, before anything the form says.
-  await requireLetter(user.id, key).catch(hideLetter);
-  const form = await request.formData();
-  const value = (name: string) => {
-    const v = form.get(name);
-    return typeof v === "string" ? v : "";
-  };
+  const letter = await exportedLetter({ userId: user.id, key: params["*"] ?? "" }).catch(hideLetter);
+  const values = exportFormValues(await request.formData());
   try {
-    const details = readExportDetails({
-      recipientName: value("recipient_name"),
-      recipientAddress: form.getAll("recipient_address").map((line) => (typeof line === "string" ? line : "")),
-      patientName: value("patient_name"),
-      patientBirthDate: value("patient_birth_date"),
-      subject: value("subject"),
-      date: value("date"),
-    });
-    const keep = form.get("keep") === "yes";
-    const { letter, document } = await exportDocument({ userId: user.id, key, details, keep });
+    const details = readExportDetails(values);
+    const document = await exportDocument({ userId: user.id, letter, details, keep: values.keep });
     await auditLetter(request, user.id, "letter.export.print", letter.key);
     return json({ ...printable(document, letter.key), error: null });
   } catch (error) {
-    if (!(error instanceof DomainError) || error.kind === "not_found") return hideLetter(error);
-    await auditLetter(request, user.id, "letter.export.print", undefined, "failure");
+    if (!(error instanceof DomainError)) throw error;
+    await auditLetter(request, user.id, "letter.export.print", letter.key, "failure");
     const t = await getFixedTFor(await getLanguage(request), ["common", "letters"]);
-    return json({ document: null, backTo: exportUrl(key), logo: null, error: t(error.message, error.values) }, 400);
+    const backTo = exportUrl(letter.key);
+    return json({ document: null, backTo, logo: null, error: t(error.message, error.values) }, 400);
   }
 }
 

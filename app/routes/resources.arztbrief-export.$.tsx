@@ -5,12 +5,13 @@ import {
   exportFileName,
   exportFormatFrom,
   exportLetter,
+  exportedLetter,
   readExportDetails,
 } from "~/services/letters/export.server";
-import { requireLetter } from "~/services/letters/editing.server";
 import { DomainError } from "~/services/web/domain-error.server";
 import { hideAsNotFound } from "~/services/web/not-found.server";
 import { requireUser } from "~/services/web/session.server";
+import { exportFormValues } from "./_app.arztbriefe.$/export-form";
 import { exportUrl } from "./_app.arztbriefe.$/paths";
 
 // The export dialog's file buttons (issue 25, ADR 0037): the letter as a DIN 5008 PDF, a DOCX or a FHIR document, as
@@ -26,33 +27,23 @@ function backToDialog(key: string, error: DomainError) {
   return redirect(`${exportUrl(key)}?${query}`, 303);
 }
 
-const LETTER_REFUSALS = ["letters:errors.letterKeyRequired", "letters:errors.languageMissing"];
-
 export async function action({ request, params }: ActionFunctionArgs) {
   const user = await requireUser(request);
   const key = params["*"] ?? "";
-  // Whose letter it is, before anything the form says.
-  await requireLetter(user.id, key).catch((error: unknown) => hideAsNotFound(error, { messages: LETTER_REFUSALS }));
+  // Whose letter it is, before anything the form says: another user's, a made-up key or one without a language is
+  // the one page 404.
+  const letter = await exportedLetter({ userId: user.id, key }).catch((error: unknown) =>
+    hideAsNotFound(error, { kinds: ["invalid"] }),
+  );
   const form = await request.formData();
-  const field = (name: string) => {
-    const value = form.get(name);
-    return typeof value === "string" ? value : "";
-  };
+  const values = exportFormValues(form);
   let format: ReturnType<typeof exportFormatFrom> | null = null;
   try {
     format = exportFormatFrom(form.get("format"));
     if (format === "print" || format === "text")
       throw new DomainError("invalid", "letters:export.errors.format", [], { formats: "pdf, docx, fhir" });
-    const details = readExportDetails({
-      recipientName: field("recipient_name"),
-      recipientAddress: form.getAll("recipient_address").map((line) => (typeof line === "string" ? line : "")),
-      patientName: field("patient_name"),
-      patientBirthDate: field("patient_birth_date"),
-      subject: field("subject"),
-      date: field("date"),
-    });
-    const keep = form.get("keep") === "yes";
-    const { letter, file } = await exportLetter({ userId: user.id, key, format, details, keep });
+    const details = readExportDetails(values);
+    const file = await exportLetter({ userId: user.id, letter, format, details, keep: values.keep });
     await auditLetter(request, user.id, `letter.export.${format}`, letter.key);
     return new Response(typeof file.body === "string" ? file.body : Buffer.from(file.body), {
       headers: {
@@ -63,11 +54,9 @@ export async function action({ request, params }: ActionFunctionArgs) {
       },
     });
   } catch (error) {
-    // Another user's letter, a made-up key or one without a language: the one page 404.
-    if (!(error instanceof DomainError) || error.kind === "not_found" || LETTER_REFUSALS.includes(error.message))
-      return hideAsNotFound(error, { messages: LETTER_REFUSALS });
+    if (!(error instanceof DomainError)) throw error;
     if (format && format !== "print" && format !== "text")
-      await auditLetter(request, user.id, `letter.export.${format}`, undefined, "failure");
+      await auditLetter(request, user.id, `letter.export.${format}`, letter.key, "failure");
     return backToDialog(key, error);
   }
 }

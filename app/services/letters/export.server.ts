@@ -106,7 +106,15 @@ export function exportFormatFrom(value: unknown): ExportFormat {
   throw new DomainError("invalid", "letters:export.errors.format", [], { formats: EXPORT_FORMATS.join(", ") });
 }
 
-type LoadedLetter = Awaited<ReturnType<typeof getLetter>>;
+export type LoadedLetter = Awaited<ReturnType<typeof getLetter>>;
+
+/**
+ * The caller's letter, loaded once per request and first — before anything a form or body says (owner-scoped: another
+ * user's letter is not found). Every export step below takes it as loaded.
+ */
+export function exportedLetter(args: { userId: string; key: string }): Promise<LoadedLetter> {
+  return getLetter(args);
+}
 
 /** A letter can leave only when it has content and no job is rewriting it. */
 function requireExportable(letter: LoadedLetter) {
@@ -116,9 +124,8 @@ function requireExportable(letter: LoadedLetter) {
 }
 
 /** The dialog's starting values: what the doctor kept with this letter, or empty with today's date. */
-export async function exportStart(args: { userId: string; key: string }) {
-  const letter = await getLetter(args);
-  const kept = await findExportDetails({ ownerId: args.userId, letterId: letter.id });
+export async function exportStart(args: { userId: string; letter: LoadedLetter }) {
+  const kept = await findExportDetails({ ownerId: args.userId, letterId: args.letter.id });
   const details: ExportDetails = kept
     ? { ...kept, date: kept.date ?? todayIso() }
     : {
@@ -129,7 +136,7 @@ export async function exportStart(args: { userId: string; key: string }) {
         subject: "",
         date: todayIso(),
       };
-  return { letter, details, kept: kept !== null };
+  return { details, kept: kept !== null };
 }
 
 /** The sections a sent letter carries: those with something to say, as the SPEC's text-view copy leaves out. */
@@ -161,29 +168,27 @@ async function wording(language: LetterLanguage): Promise<{ labels: ExportLabels
 /** The letter as it leaves, in one format. `keep`: the details are kept with the letter for the next export. */
 export async function exportLetter(args: {
   userId: string;
-  key: string;
+  letter: LoadedLetter;
   format: Exclude<ExportFormat, "print">;
   details: ExportDetails;
   keep: boolean;
-}): Promise<{ letter: LoadedLetter; file: ExportFile }> {
-  const { letter, document } = await exportDocument(args);
-  const file = await writeExport(args.format, document, letter.id);
-  return { letter, file };
+}): Promise<ExportFile> {
+  return writeExport(args.format, await exportDocument(args), args.letter.id);
 }
 
 /** The letter as the writers take it (also the print view's input). */
 export async function exportDocument(args: {
   userId: string;
-  key: string;
+  letter: LoadedLetter;
   details: ExportDetails;
   keep: boolean;
-}): Promise<{ letter: LoadedLetter; document: ExportLetter }> {
-  const letter = await getLetter({ userId: args.userId, key: args.key });
+}): Promise<ExportLetter> {
+  const { letter } = args;
   requireExportable(letter);
   const language = letterLanguage(letter.language_code);
   const [letterhead, fixed] = await Promise.all([letterheadFor({ userId: args.userId, language }), wording(language)]);
   if (args.keep) await keepExportDetails({ ownerId: args.userId, letterId: letter.id, details: args.details });
-  return { letter, document: toExportLetter(letter, args.details, letterhead, language, fixed) };
+  return toExportLetter(letter, args.details, letterhead, language, fixed);
 }
 
 function toExportLetter(
