@@ -6,7 +6,7 @@ import type { StoredLetterContent } from "~/models/schema";
 import { findDataBlocks } from "~/services/letters/data-blocks";
 import { runLetterJob } from "~/services/letters/job.server";
 import { letterJobOf } from "../support/letter-fixtures";
-import { page, post, seedLetter, titlesAndTexts } from "../support/letter-screens";
+import { CHECKED_CONSULTATION, page, post, seedLetter, titlesAndTexts } from "../support/letter-screens";
 import { setupLetterModel } from "../support/letters-api";
 import { reply, type FakeChatRequest } from "../support/fake-openai-chat";
 import { callRoute, request, setupTestApp, signedInUser } from "../setup/app";
@@ -18,15 +18,6 @@ import { callRoute, request, setupTestApp, signedInUser } from "../setup/app";
 // written by a real letter job (a regeneration from the transcript, accepted by the doctor).
 setupTestApp();
 const llm = setupLetterModel();
-
-const CONSULTATION = [
-  { speaker: "S1" as const, text: "Welche Medikamente nehmen Sie im Moment?" },
-  { speaker: "S2" as const, text: "Ramipril 5 Milligramm morgens, sonst nichts." },
-  { speaker: "S1" as const, text: "Hatten Sie Fieber oder Husten?" },
-  { speaker: "S2" as const, text: "Nein, kein Fieber und kein Husten." },
-  { speaker: "S1" as const, text: "Haben Sie Allergien gegen Medikamente?" },
-  { speaker: "S2" as const, text: "Ja, gegen Penicillin, da hatte ich einen Ausschlag." },
-];
 
 const PLACEHOLDER: StoredLetterContent = {
   structured_output: [
@@ -60,7 +51,7 @@ async function citedLetter(email: string) {
   llm().responder = citingModel;
   requests.length = 0;
   const { user, cookie } = await signedInUser({ email });
-  const letter = await seedLetter(user.id, { content: PLACEHOLDER, lines: CONSULTATION });
+  const letter = await seedLetter(user.id, { content: PLACEHOLDER, lines: CHECKED_CONSULTATION });
   const at = { "*": letter.path };
   const started = await post(editorAction, letter.editor, cookie, { intent: "regenerate", scope: "__all__" }, at);
   expect(started.status).toBe(302);

@@ -3,7 +3,7 @@ import { action as editorAction } from "~/routes/_app.arztbriefe.$/route";
 import { action as evidenceAction, loader as evidenceLoader } from "~/routes/api.arztbrief-evidence.$";
 import { getDb } from "~/models/db.server";
 import type { StoredLetterContent } from "~/models/schema";
-import { page, post, seedLetter, versionsOf } from "../support/letter-screens";
+import { CHECKED_CONSULTATION, page, post, seedLetter, versionsOf } from "../support/letter-screens";
 import { callRoute, request, setupTestApp, signedInUser } from "../setup/app";
 import { expectConsoleError } from "../setup/console";
 
@@ -12,15 +12,6 @@ import { expectConsoleError } from "../setup/console";
 // letter left out, a doctor's confirmation of a flag, an omission turned into a proposal, and the doctor's own
 // wording shown as not checked. Letters are inserted through the models (no language model needed).
 setupTestApp();
-
-const CONSULTATION = [
-  { speaker: "S1" as const, text: "Welche Medikamente nehmen Sie im Moment?" },
-  { speaker: "S2" as const, text: "Ramipril 5 Milligramm morgens, sonst nichts." },
-  { speaker: "S1" as const, text: "Hatten Sie Fieber oder Husten?" },
-  { speaker: "S2" as const, text: "Nein, kein Fieber und kein Husten." },
-  { speaker: "S1" as const, text: "Haben Sie Allergien gegen Medikamente?" },
-  { speaker: "S2" as const, text: "Ja, gegen Penicillin, da hatte ich einen Ausschlag." },
-];
 
 const LETTER: StoredLetterContent = {
   structured_output: [
@@ -32,7 +23,7 @@ const LETTER: StoredLetterContent = {
 
 async function letterForCheck(email: string) {
   const { user, cookie } = await signedInUser({ email });
-  const letter = await seedLetter(user.id, { content: LETTER, lines: CONSULTATION });
+  const letter = await seedLetter(user.id, { content: LETTER, lines: CHECKED_CONSULTATION });
   return { user, cookie, letter };
 }
 

@@ -133,6 +133,19 @@ export const LINES = [
   { speaker: "S2" as const, text: "Seit drei Tagen habe ich Husten." },
 ];
 
+/**
+ * A consultation about medication, fever and an allergy: what the letter check's tests (evidence, citations) check
+ * letters against — each statement in a paragraph of its own (t0p0 … t5p0).
+ */
+export const CHECKED_CONSULTATION = [
+  { speaker: "S1" as const, text: "Welche Medikamente nehmen Sie im Moment?" },
+  { speaker: "S2" as const, text: "Ramipril 5 Milligramm morgens, sonst nichts." },
+  { speaker: "S1" as const, text: "Hatten Sie Fieber oder Husten?" },
+  { speaker: "S2" as const, text: "Nein, kein Fieber und kein Husten." },
+  { speaker: "S1" as const, text: "Haben Sie Allergien gegen Medikamente?" },
+  { speaker: "S2" as const, text: "Ja, gegen Penicillin, da hatte ich einen Ausschlag." },
+];
+
 export const SOAP: StoredLetterContent = {
   structured_output: [
     { Anamnese: "Husten seit drei Tagen." },
