@@ -9,7 +9,7 @@ import { splitSentences } from "~/services/evidence/sentences";
 import { transcriptSegments, type TranscriptSegment } from "~/services/transcription/segments";
 import { getTranscript } from "~/services/transcription/transcripts.server";
 import { DomainError } from "~/services/web/domain-error.server";
-import { wordingHash } from "./citations";
+import { wordingHash, wordingKey } from "./citations";
 import { requireLetter } from "./editing.server";
 import { isNoInformation, sectionsOf, toStructuredContent, type LetterSection } from "./letter-content";
 
@@ -82,13 +82,9 @@ export type LetterEvidence = {
 /** At most this many sources per sentence: the best ones; more would bury the point. */
 const SOURCES_PER_SENTENCE = 3;
 
-function squash(text: string) {
-  return text.normalize("NFC").toLowerCase().replace(/\s+/g, " ").trim();
-}
-
 export function sentenceHash(sectionTitle: string, text: string) {
   return createHash("sha256")
-    .update(`${squash(sectionTitle)}\n${squash(text)}`)
+    .update(`${wordingKey(sectionTitle)}\n${wordingKey(text)}`)
     .digest("hex")
     .slice(0, 32);
 }
@@ -100,7 +96,7 @@ function letterSections(content: unknown): LetterSection[] {
 function wordingOf(content: unknown) {
   const wording = new Set<string>();
   for (const section of letterSections(content))
-    for (const sentence of splitSentences(section.text)) wording.add(squash(sentence.text));
+    for (const sentence of splitSentences(section.text)) wording.add(wordingKey(sentence.text));
   return wording;
 }
 
@@ -166,7 +162,7 @@ export async function letterEvidence(args: { userId: string; letter: CheckedLett
     additionalContext: context.map((c) => c.text).join("\n\n"),
     language: letter.language_code ?? document.language_code,
     // Only what the model wrote can carry its citation: a wording the doctor gave is the doctor's.
-    citedFor: ({ text }) => (machineWritten.has(squash(text)) ? (cited.get(wordingHash(text)) ?? null) : null),
+    citedFor: ({ text }) => (machineWritten.has(wordingKey(text)) ? (cited.get(wordingHash(text)) ?? null) : null),
   });
   const byId = new Map<string, TranscriptSegment>(segments.map((s) => [s.id, s]));
   const sourcesOf = (ids: string[]) =>
@@ -182,7 +178,7 @@ export async function letterEvidence(args: { userId: string; letter: CheckedLett
       .filter((s) => s.section === index)
       .map((s): EvidenceSentence => {
         const hash = sentenceHash(section.title, s.text);
-        if (s.status !== "neutral" && !machineWritten.has(squash(s.text)))
+        if (s.status !== "neutral" && !machineWritten.has(wordingKey(s.text)))
           return { hash, text: s.text, status: "doctor", sources: [], flags: [], citation: null };
         const holding = s.citation?.holding ?? [];
         return {
