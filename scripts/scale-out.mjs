@@ -25,11 +25,13 @@
 
 // The parts, in scripts/scale-out/: config (ports, addresses, timings), report (steps, checks, the summary),
 // processes (children by pid, cleanup), instances (A and B over TLS), nginx, client (calls through nginx, sign-in),
-// start (the first step), workflow (upload to refinement), live (the live recording), verify (the last step).
+// start (the first step), sessions (ended on one instance, refused on both), workflow (upload to refinement), live
+// (the live recording), verify (the last step).
 import fs from "node:fs";
 import path from "node:path";
 import { NGINX, ROOT, WORKER } from "./scale-out/config.mjs";
 import { liveRecording } from "./scale-out/live.mjs";
+import { sessionsEndEverywhere } from "./scale-out/sessions.mjs";
 import { children, cleanup, makeTmp, tail, tmp } from "./scale-out/processes.mjs";
 import { ProofError, summarise } from "./scale-out/report.mjs";
 import { startAll } from "./scale-out/start.mjs";
@@ -58,6 +60,7 @@ async function main() {
   const { batch, realtime, model } = await startAll();
   await alternation();
   await signInThroughNginx();
+  await sessionsEndEverywhere();
   const key = await uploadInParts();
   await transcription(key);
   const letter = await writeLetter(key, model);

@@ -7,6 +7,7 @@ import { PGLiteSocketServer } from "@electric-sql/pglite-socket";
 import { Kysely, Migrator, PostgresDialect, sql } from "kysely";
 import pg from "pg";
 import { migrations } from "../../migrations/index";
+import { pgliteNotices, postgresNotices, type Notices } from "./db-notices.server";
 import type { Database } from "~/models/schema";
 
 // One code path for embedded and real PostgreSQL (ADR 0002): the embedded PGlite
@@ -19,6 +20,8 @@ export type DatabaseHandle = {
   db: Kysely<Database>;
   pool: pg.Pool;
   connectionString: string;
+  /** The database's notices of sessions that ended or changed (db-notices.server.ts). */
+  notices: Notices;
   /** PGlite only: a gzip tarball of the data directory, to clone a migrated database. */
   dumpDataDir?: () => Promise<Blob>;
   close(): Promise<void>;
@@ -39,10 +42,12 @@ export type OpenDatabaseOptions =
 
 export async function openDatabase(options: OpenDatabaseOptions): Promise<DatabaseHandle> {
   if (options.kind === "postgres") {
+    const notices = postgresNotices(options.url);
     const pool = new pg.Pool({
       connectionString: options.url,
       max: options.poolSize ?? 10,
       connectionTimeoutMillis: 10_000,
+      onConnect: (client) => notices.watch(client),
     });
     watchConnections(pool);
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
@@ -51,7 +56,9 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
       db,
       pool,
       connectionString: options.url,
+      notices,
       async close() {
+        await notices.close();
         await db.destroy();
       },
     };
@@ -62,6 +69,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     dataDir: options.dataDir,
     loadDataDir: options.loadDataDir,
   });
+  const notices = pgliteNotices(pglite);
   // The embedded database listens on a Unix socket in a private directory (PGlite
   // has no authentication); tests without a data directory use a loopback port.
   // A second connection is kept free for operators and tests (psql, e2e checks).
@@ -89,6 +97,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     database: "postgres",
     max: 1,
     connectionTimeoutMillis: 30_000,
+    onConnect: (client) => notices.watch(client),
   });
   watchConnections(pool);
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
@@ -98,11 +107,13 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     db,
     pool,
     connectionString,
+    notices,
     dumpDataDir: () => pglite.dumpDataDir("gzip"),
     async close() {
       if (closed) return;
       closed = true;
       await db.destroy();
+      await notices.close();
       await server.stop();
       socket?.remove();
       await pglite.close();

@@ -9,6 +9,7 @@ import { keepPendingPost } from "./pending-post.server";
 import { isCrossSiteWrite, SESSION_COOKIE } from "./security.server";
 import { keepSessionsWithinCap } from "../accounts/session-list.server";
 import { rethrowAsUnavailable } from "./unavailable.server";
+import { keepSession, keptSession, sessionReadTicket } from "./session-cache.server";
 
 // Sessions are database rows; the cookie holds only a random id (STYLE.md §11,
 // ADR 0003). The table stores a hash of the id. Idle and absolute limits come
@@ -87,7 +88,10 @@ async function lookUpSession(request: Request, now: Date): Promise<SessionState>
   const id = await sessionCookie().parse(request.headers.get("Cookie"));
   if (typeof id !== "string" || id.length < 20) return { kind: "none" };
   const idHash = hashSessionId(id);
-  const row = await findSession({ idHash });
+  // A kept row is the database's row (session-cache.server.ts): the same ends are worked out from it.
+  let row = keptSession(idHash, now.getTime());
+  const ticket = row ? undefined : sessionReadTicket();
+  row ??= await findSession({ idHash });
   if (!row) return { kind: "none" };
   const { idleMs } = getConfig().session;
   if (row.expires_at <= now || now.getTime() - row.last_seen_at.getTime() >= idleMs) {
@@ -95,7 +99,10 @@ async function lookUpSession(request: Request, now: Date): Promise<SessionState>
     return { kind: "expired", userId: row.user_id };
   }
   if (now.getTime() - row.last_seen_at.getTime() >= TOUCH_INTERVAL_MS) {
+    // The update's notice drops the kept row; the next request reads the touched one.
     await touchSession({ idHash, at: now });
+  } else if (ticket !== undefined) {
+    keepSession(idHash, row, ticket, now.getTime());
   }
   return {
     kind: "active",
