@@ -1,10 +1,10 @@
 import { sql } from "kysely";
 import { getDb } from "~/models/db.server";
 
-/** Sidebar counts of SPEC §2, scoped to the owner. */
+/** Sidebar counts of SPEC §2, scoped to the owner: one statement (every page of the workspace asks for them). */
 export async function getSectionCounts({ ownerId }: { ownerId: string }) {
   const db = getDb();
-  const recordings = await db
+  const recordings = db
     .selectFrom("recordings")
     .where("owner_id", "=", ownerId)
     .where("upload_status", "=", "ready")
@@ -14,13 +14,21 @@ export async function getSectionCounts({ ownerId }: { ownerId: string }) {
         "transcriptions",
       ),
     ])
+    .as("recordings");
+  return db
+    .selectFrom(recordings)
+    .select([
+      "recordings.audio",
+      "recordings.transcriptions",
+      (eb) =>
+        eb
+          .selectFrom("letters")
+          .where("owner_id", "=", ownerId)
+          .select(sql<number>`count(*)::int`.as("n"))
+          .$asScalar()
+          .as("arztbriefe"),
+    ])
     .executeTakeFirstOrThrow();
-  const letters = await db
-    .selectFrom("letters")
-    .where("owner_id", "=", ownerId)
-    .select(sql<number>`count(*)::int`.as("arztbriefe"))
-    .executeTakeFirstOrThrow();
-  return { audio: recordings.audio, transcriptions: recordings.transcriptions, arztbriefe: letters.arztbriefe };
 }
 
 export async function listLetters({ ownerId }: { ownerId: string }) {
