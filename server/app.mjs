@@ -2,6 +2,7 @@
 // request handler, and the WebSocket upgrade of the live door. server/index.mjs only listens and drains; keeping the rest
 // here lets the tests serve exactly this on a port of their own (tests/integration/server-*.test.ts).
 import { randomUUID } from "node:crypto";
+import fs from "node:fs";
 import { createRequestHandler } from "@remix-run/express";
 import compression from "compression";
 import express from "express";
@@ -89,7 +90,11 @@ export function createServerApp({ build, mode = process.env.NODE_ENV, instanceNa
   // the new server for up to an hour, so the browser asks again each time (a 304 when nothing changed).
   const noCache = (res) => res.setHeader("Cache-Control", "no-cache");
   app.use("/live", express.static(`${publicDir}/live`, { cacheControl: false, setHeaders: noCache }));
-  app.use(express.static(publicDir, { maxAge: "1h" }));
+  // The rest of public/ (favicon, locales, the no-JavaScript helpers): only a request whose first segment names one of
+  // its entries looks there — every page and API call went through serve-static's file lookup (a stat that fails).
+  const publicEntries = new Set(fs.existsSync(publicDir) ? fs.readdirSync(publicDir) : []);
+  const publicFiles = express.static(publicDir, { maxAge: "1h" });
+  app.use((req, res, next) => (publicEntries.has(req.path.split("/")[1]) ? publicFiles(req, res, next) : next()));
   // One line per request, as remix-serve wrote ("tiny") — except the live door's audio and event streams, a few a
   // second — but without the query string: a signed storage URL's signature (sig=, X-Amz-Signature=), a sign-in's
   // authorization code and a search's terms are all in it, and none of them belongs in a log (issue 9).
