@@ -19,6 +19,9 @@
 //          --connections <n> (50)  --seconds <per route> (15)  --threads <wrk threads> (2)
 //          --cpu-only: only the app's CPU time per answer (sequential requests), no wrk
 //          --hold: after seeding, print the app's address and cookie and keep it running until Ctrl-C
+//          --before <dir>: a checkout of the code before a change, installed and built (e.g. `git worktree add
+//          /tmp/before <rev> && cd /tmp/before && npm install && npm run build`): with --only, the same data is measured
+//          first on that code, then on this one (which migrates it further), both printed in the same run
 //          env DATABASE_URL: a PostgreSQL server to use instead of the embedded default (a fresh database
 //          is made on it and dropped)  BENCH_PORT (3470: app, +1 sign-in provider)
 import { spawn } from "node:child_process";
@@ -42,8 +45,13 @@ const { values: opts } = parseArgs({
     threads: { type: "string", default: "2" },
     hold: { type: "boolean", default: false },
     "cpu-only": { type: "boolean", default: false },
+    before: { type: "string" },
   },
 });
+if (opts.before && !opts.only) {
+  console.error("--before needs --only lighthouse or --only load (the code after migrates the data further)");
+  process.exit(2);
+}
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const PORT = Number(process.env.BENCH_PORT ?? 3470);
 const APP = `http://localhost:${PORT}`;
@@ -62,11 +70,11 @@ async function startFakes() {
   return env;
 }
 
-async function startApp(engines) {
+async function startApp(engines, root = ROOT) {
   // BENCH_NODE_ARGS: extra node flags for the app, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to see where time goes.
   const nodeArgs = process.env.BENCH_NODE_ARGS?.split(" ").filter(Boolean) ?? [];
   app = spawn(process.execPath, [...nodeArgs, "server/index.mjs"], {
-    cwd: ROOT,
+    cwd: root,
     env: benchAppEnv({
       port: PORT,
       dataDir,
@@ -112,7 +120,7 @@ async function seed(cookie, count) {
   return first;
 }
 
-async function lighthouseRun(cookie, pages) {
+async function lighthouseRun(cookie, pages, label = "") {
   const [{ default: lighthouse }, chromeLauncher] = await Promise.all([
     import("lighthouse"),
     import("chrome-launcher"),
@@ -149,7 +157,9 @@ async function lighthouseRun(cookie, pages) {
   } finally {
     await chrome.kill();
   }
-  console.log(`\nLighthouse ${lighthouseVersion()}, mobile profile (simulated Slow 4G, 4× CPU), median of 3 runs:`);
+  console.log(
+    `\nLighthouse ${lighthouseVersion()}, mobile profile (simulated Slow 4G, 4× CPU), median of 3 runs${label}:`,
+  );
   console.log("page                 LCP      FCP      TBT     transferred");
   for (const r of results) {
     console.log(
@@ -183,14 +193,14 @@ async function floorRun(body, contentType, settings) {
   }
 }
 
-async function loadRun(cookie, routes) {
+async function loadRun(cookie, routes, label = "") {
   const settings = {
     connections: Number(opts.connections),
     seconds: Number(opts.seconds),
     threads: Number(opts.threads),
   };
   console.log(
-    `\nwrk ${settings.connections} connections × ${settings.seconds} s per route, ${opts.recordings} recordings (${database ? "PostgreSQL" : "embedded PGlite"}):`,
+    `\nwrk ${settings.connections} connections × ${settings.seconds} s per route, ${opts.recordings} recordings (${database ? "PostgreSQL" : "embedded PGlite"})${label}:`,
   );
   console.log(
     "route                              req/s     p50      p95      p99      max   errors  body      cpu/req   floor: req/s   p50     p95",
@@ -242,22 +252,46 @@ async function dropDatabase() {
   await admin.end();
 }
 
+const LOAD_ROUTES = [
+  ["workspace /", "/"],
+  ["transcriptions /transcriptions", "/transcriptions"],
+  ["letters /arztbriefe", "/arztbriefe"],
+  ["GET /api/files", "/api/files"],
+  ["GET /api/arztbriefe", "/api/arztbriefe"],
+  // Not a list: the cheapest signed-in answer there is (the user's saved prompts, none: 14 bytes, the session
+  // and one query). What any route that checks its session in the database costs here before its own work.
+  ["signed-in floor /api/prompts", "/api/prompts"],
+];
+
+// With --before: the code before first (it seeds the data), then this code on the same data.
+const codes = opts.before
+  ? [
+      [path.resolve(opts.before), " — BEFORE (--before)"],
+      [ROOT, " — AFTER (this checkout)"],
+    ]
+  : [[ROOT, ""]];
+
 try {
   await createDatabase();
   const engines = await startFakes();
-  await startApp(engines);
+  const [[firstRoot]] = codes;
+  await startApp(engines, firstRoot);
   let cookie = await signIn(APP, ACCOUNT);
   const lighthouseCount = Number(opts["lighthouse-recordings"]);
   const first = await seed(cookie, opts.only === "load" ? Number(opts.recordings) : lighthouseCount);
-  await startApp(engines);
-  cookie = await signIn(APP, ACCOUNT);
   const editor = `/arztbriefe/${first.letterKey.replace(/^arztbriefe\//, "")}`;
+  const lighthousePages = [
+    ["workspace", "/"],
+    ["letters list", "/arztbriefe"],
+    ["editor", editor],
+  ];
   if (opts.only !== "load") {
-    await lighthouseRun(cookie, [
-      ["workspace", "/"],
-      ["letters list", "/arztbriefe"],
-      ["editor", editor],
-    ]);
+    for (const [root, label] of codes) {
+      await stopApp();
+      await startApp(engines, root);
+      cookie = await signIn(APP, ACCOUNT);
+      await lighthouseRun(cookie, lighthousePages, label);
+    }
   }
   if (opts.only !== "lighthouse") {
     if (opts.only !== "load") {
@@ -265,23 +299,16 @@ try {
       const db = await openDatabase({ dataDir, databaseUrl: database?.url });
       await copyRecording(db, first.recordingKey, Number(opts.recordings) - lighthouseCount);
       await db.close();
-      await startApp(engines);
-      cookie = await signIn(APP, ACCOUNT);
     }
-    if (opts.hold) {
-      console.log(`holding ${APP} with ${opts.recordings} recordings; Cookie: ${cookie}`);
-      await new Promise((resolve) => process.once("SIGINT", resolve));
-    } else
-      await loadRun(cookie, [
-        ["workspace /", "/"],
-        ["transcriptions /transcriptions", "/transcriptions"],
-        ["letters /arztbriefe", "/arztbriefe"],
-        ["GET /api/files", "/api/files"],
-        ["GET /api/arztbriefe", "/api/arztbriefe"],
-        // Not a list: the cheapest signed-in answer there is (the user's saved prompts, none: 14 bytes, the session
-        // and one query). What any route that checks its session in the database costs here before its own work.
-        ["signed-in floor /api/prompts", "/api/prompts"],
-      ]);
+    for (const [root, label] of codes) {
+      await stopApp();
+      await startApp(engines, root);
+      cookie = await signIn(APP, ACCOUNT);
+      if (opts.hold) {
+        console.log(`holding ${APP} with ${opts.recordings} recordings; Cookie: ${cookie}`);
+        await new Promise((resolve) => process.once("SIGINT", resolve));
+      } else await loadRun(cookie, LOAD_ROUTES, label);
+    }
   }
 } catch (error) {
   console.error(error);
