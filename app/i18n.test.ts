@@ -36,6 +36,16 @@ describe("translations", () => {
     warn.mockRestore();
   });
 
+  it("give each call its own text when plain calls are remembered: per language, namespace and values", async () => {
+    const [de, en] = [await getFixedTFor("de", ["recordings"]), await getFixedTFor("en", ["recordings"])];
+    for (let i = 0; i < 2; i++) {
+      expect(de("nav.arztbriefe", { ns: "common" })).toBe("Arztbriefe");
+      expect(en("nav.arztbriefe", { ns: "common" })).toBe("Medical letters");
+      expect(de("errors.tooManyPdfs", { max: 3 })).toBe("Höchstens 3 PDF-Dateien auf einmal");
+      expect(de("errors.tooManyPdfs", { max: 5 })).toBe("Höchstens 5 PDF-Dateien auf einmal");
+    }
+  });
+
   it("speak German by default", async () => {
     expect((await getFixedTFor("de"))("nav.arztbriefe")).toBe("Arztbriefe");
     expect((await getFixedTFor("en"))("loading.authenticating")).toBe("Authenticating...");

@@ -63,8 +63,37 @@ export function createI18n(language: Language): Promise<I18n> {
         ns: Object.keys(loadResources()[language] ?? {}),
         resources: loadResources(),
       })
-      .then(() => created);
+      .then(() => remembering(created));
     instances.set(language, instance);
   }
+  return instance;
+}
+
+// What a fixed t() adds to a plain call (getFixedT's language, namespaces and key prefix): a call with nothing else —
+// no count, no values to interpolate, no default — always gives the same text in a process.
+const PLAIN_OPTIONS = new Set(["lng", "lngs", "ns", "keyPrefix"]);
+const MAX_REMEMBERED = 50_000;
+
+/**
+ * Remembers the text of each plain call of `t`, by language, namespaces and key: i18next resolves every call anew
+ * (options, namespaces, fallbacks, nesting), and a workspace page of 50 rows makes hundreds of them — about 4 % of its
+ * CPU (docs/performance.md). Calls with anything else pass through untouched.
+ */
+function remembering(instance: I18n) {
+  const translate = instance.t.bind(instance) as (key: unknown, options?: Record<string, unknown>) => unknown;
+  const known = new Map<string, string>();
+  const plain = (options: Record<string, unknown> | undefined) =>
+    options === undefined ||
+    Object.keys(options).every((name) => PLAIN_OPTIONS.has(name) && (name !== "keyPrefix" || !options[name]));
+  const t = (key: unknown, options?: Record<string, unknown>) => {
+    if (typeof key !== "string" || !plain(options)) return translate(key, options);
+    const id = `${String(options?.lng ?? "")}\0${String(options?.ns ?? "")}\0${key}`;
+    const text = known.get(id);
+    if (text !== undefined) return text;
+    const result = translate(key, options);
+    if (typeof result === "string" && known.size < MAX_REMEMBERED) known.set(id, result);
+    return result;
+  };
+  instance.t = t as I18n["t"];
   return instance;
 }
