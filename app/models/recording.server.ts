@@ -52,8 +52,25 @@ export async function listReadyRecordings({ ownerId }: { ownerId: string }) {
     )
     .where("recordings.owner_id", "=", ownerId)
     .where("recordings.upload_status", "=", "ready")
-    .selectAll("recordings")
-    .select("letters.storage_key as letter_key")
+    // Only what the list shows (recordings.server.ts listFiles): of 1,000 recordings every other column was read,
+    // sent through the socket and parsed (its timestamps into dates) to be dropped.
+    .select([
+      "recordings.storage_key",
+      "recordings.original_filename",
+      "recordings.created_at",
+      "recordings.transcription_status",
+      "recordings.template_id",
+      "recordings.language_code",
+      "recordings.tags",
+      "recordings.display_name",
+      "recordings.transcript_key",
+      "recordings.medical_letter_status",
+      "recordings.transcription_mode",
+      "recordings.created_via",
+      "recordings.original_mime_type",
+      "recordings.duration_seconds",
+      "letters.storage_key as letter_key",
+    ])
     .orderBy("recordings.created_at", "desc")
     .execute();
 }
