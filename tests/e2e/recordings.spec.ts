@@ -1,3 +1,4 @@
+import type { Locator } from "@playwright/test";
 import { makeFake, makeSpeechWav, makeTempDir, removeTempDir } from "../support/audio-fixtures";
 import { expect, signIn, test } from "./support";
 
@@ -15,6 +16,23 @@ test.beforeAll(async () => {
 test.afterAll(async () => {
   await removeTempDir(dir);
 });
+
+/**
+ * Where a row's name, status and delete link are. Each row is rendered once (issue 26): side by side in a table row
+ * from md up, one below the other in a card on a phone.
+ */
+async function layout(row: Locator) {
+  const parts = [
+    row.locator("[data-recording-name]"),
+    row.locator("[data-status]"),
+    row.getByRole("link", { name: "Löschen" }),
+  ];
+  const [name, status, remove] = await Promise.all(parts.map(async (part) => (await part.boundingBox())!));
+  return {
+    sideBySide: status.x >= name.x + name.width && remove.x >= status.x + status.width,
+    stacked: status.y >= name.y + name.height && remove.y >= status.y + status.height,
+  };
+}
 
 test("upload a WAV with template and context, rename, tag, play and delete it", async ({ page }, info) => {
   // Upload, transcription, three dialogs and the player: about 25 s on an idle two-core machine, over 30 s under load.
@@ -53,6 +71,9 @@ test("upload a WAV with template and context, rename, tag, play and delete it", 
   // The list refreshes itself while processing (a script with JavaScript, a meta refresh without).
   await expect(row.locator("[data-status]")).toHaveAttribute("data-status", "completed", { timeout: 20_000 });
   await expect(row).toContainText("Transkript bereit");
+  // A table row under column headers (the phone's card is the same row, below).
+  await expect(page.getByRole("columnheader", { name: "Dateiname" })).toBeVisible();
+  expect(await layout(row)).toEqual({ sideBySide: true, stacked: false });
 
   await row.getByRole("link", { name: "Umbenennen und Tags" }).click();
   const dialog = page.getByRole("dialog");
@@ -116,15 +137,21 @@ test.describe("phone-sized viewport", () => {
   test.use({ viewport: { width: 390, height: 800 } });
   test("recordings are cards", async ({ page }, info) => {
     await signIn(page, account(info.project.name));
-    const cards = page.locator("[data-recording-cards] li");
+    const cards = page.locator("[data-recording]");
     const before = await cards.count();
     await page.locator('[data-upload-form] input[name="audio"]').setInputFiles(wav);
     await page.locator("[data-upload-form]").getByRole("button", { name: "Hochladen" }).click();
     await expect(cards).toHaveCount(before + 1);
     // The newest card is this upload's; from here on it is found by its key.
-    const card = page.locator(`[data-recording-card="${await cards.first().getAttribute("data-recording-card")}"]`);
+    const card = page.locator(`[data-recording="${await cards.first().getAttribute("data-recording")}"]`);
     await expect(card.locator("[data-status]")).toHaveAttribute("data-status", "completed", { timeout: 20_000 });
-    await expect(page.locator("table")).toBeHidden();
+    // The same rows as on a desktop, as cards: one thing below the other, nothing wider than the phone, and the
+    // column headers there for a screen reader but not to be seen.
+    expect(await layout(card)).toEqual({ sideBySide: false, stacked: true });
+    expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(0);
+    await expect(page.getByRole("columnheader", { name: "Dateiname" })).toHaveCount(1);
+    const headers = await page.locator("[data-recordings] thead").boundingBox();
+    expect(headers!.width).toBeLessThanOrEqual(1);
     await card.getByRole("link", { name: "Löschen" }).click();
     await page.getByRole("button", { name: "Löschen" }).click();
     await expect(cards).toHaveCount(before);

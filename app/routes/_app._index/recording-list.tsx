@@ -9,8 +9,8 @@ import { quiet, type RecordingView } from "./shared";
 type TFunction = ReturnType<typeof useTranslation>["t"];
 
 /**
- * What every row says, looked up once per list rather than once per row and view (issue 9 "Lists under load": the
- * table and the phone cards of 50 rows asked i18next some 1,000 times a page).
+ * What every row says, looked up once per list rather than once per row (issue 9 "Lists under load": the rows of a
+ * page asked i18next some 1,000 times).
  */
 function rowLabels(t: TFunction) {
   const cache = new Map<string, string>();
@@ -87,7 +87,7 @@ function Actions({
   );
 }
 
-/** SPEC §2 recordings list: table on desktop, cards on the phone. */
+/** SPEC §2 recordings list: table on desktop, cards on the phone, from one markup. */
 export function RecordingList({
   recordings,
   pagination,
@@ -126,53 +126,47 @@ export function RecordingList({
           {t("common:audio.empty")}
         </p>
       ) : (
-        <>
-          <table className="hidden w-full overflow-hidden rounded-lg border border-slate-200 bg-white text-left text-sm md:table">
-            <thead className="bg-slate-50 text-xs tracking-wide text-slate-500 uppercase">
-              <tr>
-                <th className="px-4 py-3">{t("common:audio.columnFile")}</th>
-                <th className="px-4 py-3">{t("common:audio.columnDate")}</th>
-                <th className="px-4 py-3">{t("common:audio.columnStatus")}</th>
-                <th className="px-4 py-3">{t("audio.columnActions")}</th>
-              </tr>
-            </thead>
-            <tbody className="divide-y divide-slate-100">
-              {recordings.map((r) => (
-                <tr key={r.key} data-recording={r.key}>
-                  <td className="px-4 py-3">
-                    <span className="font-medium" data-recording-name>
-                      {r.name}
-                    </span>
-                    <span className="block text-xs text-slate-500">{r.fileName}</span>
+        // One table for both widths (issue 26: the table and the phone cards used to be rendered side by side, every
+        // row twice): .row-cards in tailwind.css makes its rows cards below md. A table rather than a list, because
+        // from md up it is one, with column headers; the explicit roles keep it one for screen readers on phones,
+        // where its parts are display: block and the headers are only read out.
+        <table className="row-cards recording-cards" role="table">
+          <thead role="rowgroup">
+            <tr role="row">
+              <th role="columnheader">{t("common:audio.columnFile")}</th>
+              <th role="columnheader">{t("common:audio.columnDate")}</th>
+              <th role="columnheader">{t("common:audio.columnStatus")}</th>
+              <th role="columnheader">{t("audio.columnActions")}</th>
+            </tr>
+          </thead>
+          <tbody role="rowgroup">
+            {recordings.map((r) => (
+              <tr key={r.key} role="row" data-recording={r.key}>
+                <td role="cell">
+                  <span className="font-medium" data-recording-name>
+                    {r.name}
+                  </span>
+                  {/* The card leaves the file name out, as it always did. */}
+                  <span className="hidden text-xs text-slate-500 md:block">{r.fileName}</span>
+                  {/* On a phone, below the date and status, as the card always had it (tailwind.css). */}
+                  <div data-card-later>
                     <Consent recording={r} labels={labels} />
                     <Tags tags={r.tags} />
-                  </td>
-                  <td className="px-4 py-3">{formatDateTime(r.createdAt, language)}</td>
-                  <td className="px-4 py-3">
-                    <Status recording={r} labels={labels} />
-                  </td>
-                  <td className="px-4 py-3">
-                    <Actions recording={r} page={pagination.page} labels={labels} action={action} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-          <ul className="space-y-3 md:hidden" data-recording-cards>
-            {recordings.map((r) => (
-              <li key={r.key} className="rounded-lg border border-slate-200 bg-white p-4" data-recording-card={r.key}>
-                <p className="font-medium">{r.name}</p>
-                <p className="text-xs text-slate-500">{formatDateTime(r.createdAt, language)}</p>
-                <Status recording={r} labels={labels} />
-                <Consent recording={r} labels={labels} />
-                <Tags tags={r.tags} />
-                <div className="mt-3">
+                  </div>
+                </td>
+                <td role="cell" className="max-md:text-xs max-md:text-slate-500">
+                  {formatDateTime(r.createdAt, language)}
+                </td>
+                <td role="cell">
+                  <Status recording={r} labels={labels} />
+                </td>
+                <td role="cell" className="max-md:mt-3">
                   <Actions recording={r} page={pagination.page} labels={labels} action={action} />
-                </div>
-              </li>
+                </td>
+              </tr>
             ))}
-          </ul>
-        </>
+          </tbody>
+        </table>
       )}
       <PaginationNav pagination={pagination} path="/" />
     </section>

@@ -122,7 +122,7 @@ type ActionLabels = { view: string; redo: string; busyTitle: string; delete: str
 
 /**
  * A row's actions as plain links: the list is rendered on the server only (ADR 0006), so Remix's <Link> would add
- * nothing but its router hooks for every link of the table and the phone cards; the labels are looked up once.
+ * nothing but its router hooks for every link of every row; the labels are looked up once.
  */
 function Actions({ row, page, labels }: { row: LetterRow; page: number; labels: ActionLabels }) {
   const disabled = `${quiet} cursor-not-allowed opacity-50`;
@@ -238,71 +238,56 @@ export default function ArztbriefeSection() {
             {t("common:arztbriefe.empty")}
           </p>
         ) : (
-          <>
-            <table className="hidden w-full overflow-hidden rounded-lg border border-slate-200 bg-white text-left text-sm md:table">
-              <caption className="sr-only">{t("common:arztbriefe.title")}</caption>
-              <thead className="bg-slate-50 text-xs tracking-wide text-slate-500 uppercase">
-                <tr>
-                  <th scope="col" className="px-4 py-3 font-medium">
-                    {t("common:arztbriefe.columnFile")}
-                  </th>
-                  <th scope="col" className="px-4 py-3 font-medium">
-                    {t("common:arztbriefe.columnCreated")}
-                  </th>
-                  <th scope="col" className="px-4 py-3 font-medium">
-                    {t("list.columnStatus")}
-                  </th>
-                  <th scope="col" className="px-4 py-3 font-medium">
-                    {t("list.columnActions")}
-                  </th>
-                </tr>
-              </thead>
-              <tbody className="divide-y divide-slate-100">
-                {rows.map((r) => (
-                  <tr
-                    key={r.key}
-                    className={r.processing ? "bg-slate-50 opacity-60" : undefined}
-                    data-letter-row={r.key}
-                  >
-                    <td className="px-4 py-3">
-                      <span className="font-medium" data-letter-name>
-                        {r.name}
-                      </span>
-                      <span className="block text-xs text-slate-500">{r.fileName}</span>
-                      <LetterFacts row={r} />
-                    </td>
-                    <td className="px-4 py-3">{formatDateTime(r.createdAt, lang)}</td>
-                    <td className="px-4 py-3">
-                      <LetterStatusLabel view={r} />
-                    </td>
-                    <td className="px-4 py-3">
-                      <Actions row={r} page={pagination.page} labels={labels} />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-            <ul className="space-y-3 md:hidden" data-letter-cards>
+          // One table for both widths (issue 26: the table and the phone cards used to be rendered side by side,
+          // every row twice): .row-cards in tailwind.css makes its rows cards below md. A table rather than a list,
+          // because from md up it is one, with column headers; the explicit roles keep it one for screen readers on
+          // phones, where its parts are display: block and the headers are only read out.
+          <table className="row-cards" role="table">
+            <caption className="sr-only">{t("common:arztbriefe.title")}</caption>
+            <thead role="rowgroup">
+              <tr role="row">
+                <th scope="col" role="columnheader" className="font-medium">
+                  {t("common:arztbriefe.columnFile")}
+                </th>
+                <th scope="col" role="columnheader" className="font-medium">
+                  {t("common:arztbriefe.columnCreated")}
+                </th>
+                <th scope="col" role="columnheader" className="font-medium">
+                  {t("list.columnStatus")}
+                </th>
+                <th scope="col" role="columnheader" className="font-medium">
+                  {t("list.columnActions")}
+                </th>
+              </tr>
+            </thead>
+            <tbody role="rowgroup">
               {rows.map((r) => (
-                <li
+                <tr
                   key={r.key}
-                  className={`rounded-lg border border-slate-200 bg-white p-4 ${r.processing ? "opacity-60" : ""}`}
-                  data-letter-card={r.key}
+                  className={r.processing ? "opacity-60 md:bg-slate-50" : undefined}
+                  role="row"
+                  data-letter-row={r.key}
                 >
-                  <p className="font-medium">{r.name}</p>
-                  <p className="text-xs text-slate-500">{r.fileName}</p>
-                  <LetterFacts row={r} />
-                  <p className="text-xs text-slate-500">{formatDateTime(r.createdAt, lang)}</p>
-                  <div className="mt-2">
+                  <td role="cell">
+                    <span className="font-medium" data-letter-name>
+                      {r.name}
+                    </span>
+                    <span className="block text-xs text-slate-500">{r.fileName}</span>
+                    <LetterFacts row={r} />
+                  </td>
+                  <td role="cell" className="max-md:text-xs max-md:text-slate-500">
+                    {formatDateTime(r.createdAt, lang)}
+                  </td>
+                  <td role="cell" className="max-md:mt-2">
                     <LetterStatusLabel view={r} />
-                  </div>
-                  <div className="mt-3">
+                  </td>
+                  <td role="cell" className="max-md:mt-3">
                     <Actions row={r} page={pagination.page} labels={labels} />
-                  </div>
-                </li>
+                  </td>
+                </tr>
               ))}
-            </ul>
-          </>
+            </tbody>
+          </table>
         )}
         <PaginationNav pagination={pagination} path="/arztbriefe" />
       </section>
