@@ -22,7 +22,7 @@ import * as m0021 from "./0021_letter_regeneration";
 import * as m0022 from "./0022_letter_citations";
 import * as m0023 from "./0023_letterheads";
 import * as m0024 from "./0024_letter_export_details";
-import * as m0025 from "./0025_session_notices";
+import * as m0025 from "./0025_change_notices";
 
 // Static imports: kysely's FileMigrationProvider cannot import .ts under plain
 // Node (STACK-NOTES pitfall 5). Append new migrations here, in order.
@@ -50,5 +50,5 @@ export const migrations: Record<string, Migration> = {
   "0022_letter_citations": m0022,
   "0023_letterheads": m0023,
   "0024_letter_export_details": m0024,
-  "0025_session_notices": m0025,
+  "0025_change_notices": m0025,
 };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { readNotices, SESSION_CHANNEL } from "./db-notices.server";
+import { readNotices, CHANGE_CHANNEL } from "./db-notices.server";
 
 // The embedded database's answers are read for notices on their way to the client (pgliteNotices): whatever the
 // chunks, every notice on the channel is heard once and nothing else is taken for one.
@@ -20,9 +20,9 @@ function notification(channel: string, payload: string) {
 const answer = Buffer.concat([
   message("1", Buffer.alloc(0)), // ParseComplete: an empty body
   message("D", Buffer.from("\0\x01\0\0\0\x05A\0\0\0\0")), // a data row that holds the letter A and zeros
-  notification(SESSION_CHANNEL, "hash-of-a-session"),
+  notification(CHANGE_CHANNEL, "hash-of-a-session"),
   notification("someone_else", "not ours"),
-  notification(SESSION_CHANNEL, "user:0b7c…-ü"),
+  notification(CHANGE_CHANNEL, "user:0b7c…-ü"),
   message("C", Buffer.from("DELETE 1\0")),
   message("Z", Buffer.from("I")),
 ]);

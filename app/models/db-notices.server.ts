@@ -2,7 +2,7 @@ import type { PGlite } from "@electric-sql/pglite";
 import pg from "pg";
 
 // The database's notices to this process (PostgreSQL's LISTEN/NOTIFY) on the one channel the app listens on,
-// `skribent_sessions` (migration 0025: a session ended or changed). What hears them depends on the database:
+// `skribent_changes` (migration 0025: a session ended or changed). What hears them depends on the database:
 // - PostgreSQL: a connection of its own, LISTENing, opened when the first subscriber comes (a worker process has
 //   none and opens none), reopened when it breaks. Each connection of the pool LISTENs too, so a statement this
 //   process runs has its own notices before its promise settles — a logout is refused by the very next request to
@@ -12,7 +12,7 @@ import pg from "pg";
 //   out (readNotices) — always heard, whoever wrote.
 // `live` is false while a notice may be missed (the listener is reconnecting); every change of it is told as a reset.
 
-export const SESSION_CHANNEL = "skribent_sessions";
+export const CHANGE_CHANNEL = "skribent_changes";
 
 export type NoticeListener = {
   /** A payload on the channel. */
@@ -38,11 +38,11 @@ function listeners() {
   };
 }
 
-const listenStatement = `LISTEN ${SESSION_CHANNEL}`;
+const listenStatement = `LISTEN ${CHANGE_CHANNEL}`;
 
 function onChannel(client: pg.ClientBase, notice: (payload: string) => void) {
   client.on("notification", (message) => {
-    if (message.channel === SESSION_CHANNEL) notice(message.payload ?? "");
+    if (message.channel === CHANGE_CHANNEL) notice(message.payload ?? "");
   });
 }
 
@@ -118,7 +118,7 @@ export function pgliteNotices(pglite: PGlite): Notices {
     return raw(message, { ...options, onRawData: (chunk) => (read(chunk), pass?.(chunk)) });
   };
   let unlisten: (() => Promise<void>) | undefined;
-  const ready = pglite.listen(SESSION_CHANNEL, heard.notice).then((stop) => (unlisten = stop));
+  const ready = pglite.listen(CHANGE_CHANNEL, heard.notice).then((stop) => (unlisten = stop));
   return {
     live: true,
     subscribe(listener) {
@@ -153,7 +153,7 @@ export function readNotices(notice: (payload: string) => void) {
     const channelEnd = message.indexOf(0, 4);
     const payloadEnd = message.indexOf(0, channelEnd + 1);
     if (channelEnd < 0 || payloadEnd < 0) return;
-    if (message.toString("utf8", 4, channelEnd) !== SESSION_CHANNEL) return;
+    if (message.toString("utf8", 4, channelEnd) !== CHANGE_CHANNEL) return;
     notice(message.toString("utf8", channelEnd + 1, payloadEnd));
   };
   return (chunk: Uint8Array) => {

@@ -1,4 +1,5 @@
 import { type Kysely, type Transaction } from "kysely";
+import { keptForOwner } from "./owner-cache.server";
 import { getDb } from "~/models/db.server";
 import type { Database, LetterVersionKind, StoredLetterContent } from "./schema";
 
@@ -85,6 +86,10 @@ export async function lockLetter(trx: Tx, args: { ownerId: string; key: string }
 
 /** SPEC §2 Arztbriefe list: the owner's letters, newest first, with their source. */
 export async function listLettersOfOwner({ ownerId }: { ownerId: string }) {
+  return keptForOwner(ownerId, "letters", [], () => lettersOf(ownerId));
+}
+
+function lettersOf(ownerId: string) {
   return getDb()
     .selectFrom("letters")
     .innerJoin("recordings", "recordings.id", "letters.recording_id")

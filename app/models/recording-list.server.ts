@@ -1,4 +1,5 @@
 import { sql, type Kysely } from "kysely";
+import { keptForOwner } from "./owner-cache.server";
 import { getDb } from "~/models/db.server";
 import type { Database } from "./schema";
 
@@ -74,6 +75,12 @@ function readyRecordings(db: Kysely<Database>, ownerId: string) {
 
 /** SPEC §2 Audio section: a page of the owner's ready recordings, newest first. */
 export async function pageOfReadyRecordings({ ownerId, offset, limit }: { ownerId: string } & Page) {
+  return keptForOwner(ownerId, "pageOfReadyRecordings", [offset, limit], () =>
+    pageOfReadyRecordingsRead(ownerId, offset, limit),
+  );
+}
+
+async function pageOfReadyRecordingsRead(ownerId: string, offset: number, limit: number) {
   const db = getDb();
   const page = readyRows(db, ownerId)
     .orderBy("created_at", "desc")
@@ -109,6 +116,12 @@ function completedTranscripts(db: Kysely<Database>, ownerId: string) {
 
 /** SPEC §2 Transcriptions section: a page of the owner's completed transcripts, newest first. */
 export async function pageOfTranscripts({ ownerId, offset, limit }: { ownerId: string } & Page) {
+  return keptForOwner(ownerId, "pageOfTranscripts", [offset, limit], () =>
+    pageOfTranscriptsRead(ownerId, offset, limit),
+  );
+}
+
+async function pageOfTranscriptsRead(ownerId: string, offset: number, limit: number) {
   const db = getDb();
   const rows = await withNumbers(db, ownerId)
     .with("page", () =>
@@ -169,6 +182,10 @@ function lettersWithSource(db: Kysely<Database>, ownerId: string) {
 
 /** SPEC §2 Arztbriefe section: a page of the owner's letters with their source, newest first. */
 export async function pageOfLetters({ ownerId, offset, limit }: { ownerId: string } & Page) {
+  return keptForOwner(ownerId, "pageOfLetters", [offset, limit], () => pageOfLettersRead(ownerId, offset, limit));
+}
+
+async function pageOfLettersRead(ownerId: string, offset: number, limit: number) {
   const db = getDb();
   const letters = () =>
     db

@@ -1,4 +1,5 @@
 import { consentColumns, type ConsentRecord } from "./consent-rules";
+import { keptForOwner } from "./owner-cache.server";
 import type { Kysely, Transaction } from "kysely";
 import { getDb } from "~/models/db.server";
 import type { Database } from "./schema";
@@ -45,34 +46,40 @@ export async function findRecordingByKey({ ownerId, key }: { ownerId: string; ke
 }
 
 export async function listReadyRecordings({ ownerId }: { ownerId: string }) {
-  return getDb()
-    .selectFrom("recordings")
-    .leftJoin("letters", (join) =>
-      join.onRef("letters.recording_id", "=", "recordings.id").on("letters.owner_id", "=", ownerId),
-    )
-    .where("recordings.owner_id", "=", ownerId)
-    .where("recordings.upload_status", "=", "ready")
-    // Only what the list shows (recordings.server.ts listFiles): of 1,000 recordings every other column was read,
-    // sent through the socket and parsed (its timestamps into dates) to be dropped.
-    .select([
-      "recordings.storage_key",
-      "recordings.original_filename",
-      "recordings.created_at",
-      "recordings.transcription_status",
-      "recordings.template_id",
-      "recordings.language_code",
-      "recordings.tags",
-      "recordings.display_name",
-      "recordings.transcript_key",
-      "recordings.medical_letter_status",
-      "recordings.transcription_mode",
-      "recordings.created_via",
-      "recordings.original_mime_type",
-      "recordings.duration_seconds",
-      "letters.storage_key as letter_key",
-    ])
-    .orderBy("recordings.created_at", "desc")
-    .execute();
+  return keptForOwner(ownerId, "readyRecordings", [], () => readyRecordingsOf(ownerId));
+}
+
+function readyRecordingsOf(ownerId: string) {
+  return (
+    getDb()
+      .selectFrom("recordings")
+      .leftJoin("letters", (join) =>
+        join.onRef("letters.recording_id", "=", "recordings.id").on("letters.owner_id", "=", ownerId),
+      )
+      .where("recordings.owner_id", "=", ownerId)
+      .where("recordings.upload_status", "=", "ready")
+      // Only what the list shows (recordings.server.ts listFiles): of 1,000 recordings every other column was read,
+      // sent through the socket and parsed (its timestamps into dates) to be dropped.
+      .select([
+        "recordings.storage_key",
+        "recordings.original_filename",
+        "recordings.created_at",
+        "recordings.transcription_status",
+        "recordings.template_id",
+        "recordings.language_code",
+        "recordings.tags",
+        "recordings.display_name",
+        "recordings.transcript_key",
+        "recordings.medical_letter_status",
+        "recordings.transcription_mode",
+        "recordings.created_via",
+        "recordings.original_mime_type",
+        "recordings.duration_seconds",
+        "letters.storage_key as letter_key",
+      ])
+      .orderBy("recordings.created_at", "desc")
+      .execute()
+  );
 }
 
 export async function insertUploadSlot(args: {

@@ -1,8 +1,13 @@
 import { sql } from "kysely";
+import { keptForOwner } from "./owner-cache.server";
 import { getDb } from "~/models/db.server";
 
 /** Sidebar counts of SPEC §2, scoped to the owner: one statement (every page of the workspace asks for them). */
 export async function getSectionCounts({ ownerId }: { ownerId: string }) {
+  return keptForOwner(ownerId, "sectionCounts", [], () => countsOf(ownerId));
+}
+
+function countsOf(ownerId: string) {
   const db = getDb();
   const recordings = db
     .selectFrom("recordings")

@@ -1,41 +1,15 @@
-import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { loader as workspaceLoader } from "~/routes/_app";
-import { getDatabase } from "~/models/db.server";
 import { callRoute, request, signedInUser, setupTestApp } from "../setup/app";
+import { fromAnotherConnection } from "../support/another-connection";
 
 // Each instance keeps the sessions it has checked (services/web/session-cache.server.ts, ADR 0038). Whatever changes a
 // session row in the database — here another connection, as an operator's psql or a second instance would — is heard
 // at once and the kept row is not used again: on PGlite in the very answer of that statement, on PostgreSQL as a
-// notice to this process, awaited here (at most a second, the promise of issue 26). Two instances on one PostgreSQL
+// notice to this process, awaited (tests/support/another-connection.ts). Two instances on one PostgreSQL
 // are proven in the scale-out run (scripts/scale-out/sessions.mjs).
 
 setupTestApp();
-
-/** Runs `statement` on a connection of its own, not the app's, and waits until this process has heard its notice. */
-async function fromAnotherConnection(statement: string, params: unknown[]) {
-  const database = getDatabase();
-  const heard = new Promise<number>((resolve, reject) => {
-    const started = performance.now();
-    const timeout = setTimeout(() => reject(new Error("no notice within a second")), 1_000);
-    const stop = database.notices.subscribe({
-      notice() {
-        clearTimeout(timeout);
-        stop();
-        resolve(performance.now() - started);
-      },
-      reset() {},
-    });
-  });
-  const client = new pg.Client({ connectionString: database.connectionString });
-  await client.connect();
-  try {
-    await client.query(statement, params);
-  } finally {
-    await client.end();
-  }
-  return heard;
-}
 
 async function workspace(cookie: string) {
   return callRoute(workspaceLoader, request("/", { cookie }));

@@ -1,3 +1,4 @@
+import { keptForOwner } from "~/models/owner-cache.server";
 import {
   deleteUserStructure,
   getCollectionChanges,
@@ -39,11 +40,13 @@ export type TemplateView = {
 
 /** The templates a user works with, in one language: their collection and their own. */
 export async function listUserTemplates({ userId, language }: { userId: string; language: TemplateLanguage }) {
-  const [changes, structures, custom] = await Promise.all([
-    getCollectionChanges({ userId, language }),
-    listUserStructures({ userId, language }),
-    listCustomTemplates({ ownerId: userId, language }),
-  ]);
+  const [changes, structures, custom] = await keptForOwner(userId, "templates", [language], () =>
+    Promise.all([
+      getCollectionChanges({ userId, language }),
+      listUserStructures({ userId, language }),
+      listCustomTemplates({ ownerId: userId, language }),
+    ]),
+  );
   const collection = effectiveCollection(changes);
   const overrides = new Map(structures.map((s) => [s.template_id, s]));
   const system: TemplateView[] = listSystemTemplates(language)
