@@ -2,7 +2,8 @@ import type { PGlite } from "@electric-sql/pglite";
 import pg from "pg";
 
 // The database's notices to this process (PostgreSQL's LISTEN/NOTIFY) on the one channel the app listens on,
-// `skribent_changes` (migration 0025: a session ended or changed). What hears them depends on the database:
+// `skribent_changes` (migration 0025: a session, a user's name or a clinician's rows changed). What hears them depends
+// on the database:
 // - PostgreSQL: a connection of its own, LISTENing, opened when the first subscriber comes (a worker process has
 //   none and opens none), reopened when it breaks. Each connection of the pool LISTENs too, so a statement this
 //   process runs has its own notices before its promise settles — a logout is refused by the very next request to
@@ -79,7 +80,7 @@ export function postgresNotices(url: string, { reconnectMs = 500 } = {}): Notice
       await next.query(listenStatement);
       if (client === next) setLive(true);
     } catch (error) {
-      console.warn("[db] the session notices' connection failed:", (error as Error).message);
+      console.warn("[db] the change notices' connection failed:", (error as Error).message);
       lost(next);
     }
   }

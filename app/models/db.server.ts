@@ -20,7 +20,7 @@ export type DatabaseHandle = {
   db: Kysely<Database>;
   pool: pg.Pool;
   connectionString: string;
-  /** The database's notices of sessions that ended or changed (db-notices.server.ts). */
+  /** The database's notices of changed sessions, users and clinicians' rows (db-notices.server.ts). */
   notices: Notices;
   /** PGlite only: a gzip tarball of the data directory, to clone a migrated database. */
   dumpDataDir?: () => Promise<Blob>;
