@@ -11,7 +11,13 @@ import { loader as usageLoader } from "~/routes/api.usage-dashboard";
 import { getConfig, setConfig } from "~/services/config/config.server";
 import { getDb } from "~/models/db.server";
 import { meterLiveAudio } from "~/services/live/live-usage.server";
-import { recordTokens, recordUsage, settleMetering, type UsageDashboardUser } from "~/services/admin/usage.server";
+import {
+  recordTokens,
+  recordUsage,
+  settleMetering,
+  usageByUser,
+  type UsageDashboardUser,
+} from "~/services/admin/usage.server";
 import { adminPage, sessionFor } from "../support/admin-pages";
 import { APP_URL, callRoute, request, setupTestApp } from "../setup/app";
 
@@ -212,6 +218,17 @@ describe("the dashboard shows the figures", () => {
     expect(lines.filter((l) => l.includes(ANNA)).every((l) => l.startsWith(anna))).toBe(true);
     expect(lines).toContain(`${anna},Gesamt,6,1.0800`);
     expect(text.endsWith("\r\n")).toBe(true);
+  });
+});
+
+describe("metering on the response path", () => {
+  it("shows the calls of the last second on the dashboard at once, though they are written together", async () => {
+    const period = { from: new Date(Date.now() - 60_000), to: new Date(Date.now() + 60_000) };
+    await settleMetering();
+    const callsOf = (users: UsageDashboardUser[]) => users.find((u) => u.email === ANNA)?.endpoints.files ?? 0;
+    const before = callsOf(await usageByUser(period));
+    for (let i = 0; i < 3; i++) expect((await get(filesLoader, "/api/files", ANNA)).status).toBe(200);
+    expect(callsOf(await usageByUser(period))).toBe(before + 3);
   });
 });
 

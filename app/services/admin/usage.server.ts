@@ -85,36 +85,71 @@ function roundUsd(value: number) {
   return Math.round(value * 1_000_000) / 1_000_000;
 }
 
+function usageRow(record: UsageRecord) {
+  if (!Number.isFinite(record.units) || record.units < 0) throw new Error("usage units must be >= 0");
+  return {
+    user_id: record.userId,
+    endpoint: record.endpoint,
+    units: record.units,
+    unit: record.unit,
+    cost_usd: roundUsd(record.units * record.unitPriceUsd),
+  };
+}
+
 /**
  * Writes one usage row. Invalid units are a programming error and reject; a failed write is logged and
  * swallowed, so a background job never fails because its usage could not be written.
  */
 export async function recordUsage(record: UsageRecord) {
-  if (!Number.isFinite(record.units) || record.units < 0) throw new Error("usage units must be >= 0");
+  const row = usageRow(record);
   try {
-    await getDb()
-      .insertInto("usage_events")
-      .values({
-        user_id: record.userId,
-        endpoint: record.endpoint,
-        units: record.units,
-        unit: record.unit,
-        cost_usd: roundUsd(record.units * record.unitPriceUsd),
-      })
-      .execute();
+    await getDb().insertInto("usage_events").values(row).execute();
   } catch (error) {
     console.warn(`[usage] ${record.endpoint} ${record.unit} not recorded:`, (error as Error).message);
   }
 }
 
+// The response path's rows are written together, a second after the first of them (or at 500), instead of one
+// statement per call: on the embedded database an insert was a fifth of the cheapest JSON call's work. A crash loses
+// at most that second of call counts (the dashboard's, not the audit's); a stop and the dashboard write them first.
+const FLUSH_AFTER_MS = 1_000;
+const FLUSH_AT = 500;
+let buffered: UsageRecord[] = [];
+let timer: NodeJS.Timeout | undefined;
 const pending = new Set<Promise<void>>();
 
-/** Records usage without waiting for it (the response path): never throws, a failure is logged. */
-export function meter(record: UsageRecord) {
-  const write: Promise<void> = recordUsage(record)
+async function writeBuffered() {
+  clearTimeout(timer);
+  timer = undefined;
+  const batch = buffered;
+  buffered = [];
+  if (batch.length === 0) return;
+  try {
+    await getDb().insertInto("usage_events").values(batch.map(usageRow)).execute();
+  } catch {
+    // One bad row (its account deleted meanwhile) must not take the others with it.
+    for (const record of batch) await recordUsage(record);
+  }
+}
+
+function flush() {
+  const write: Promise<void> = writeBuffered()
     .catch((error: unknown) => console.warn("[usage] metering failed:", (error as Error).message))
     .finally(() => pending.delete(write));
   pending.add(write);
+}
+
+/** Records usage without waiting for it (the response path): never throws, a failure is logged. */
+export function meter(record: UsageRecord) {
+  try {
+    usageRow(record);
+  } catch (error) {
+    console.warn("[usage] metering failed:", (error as Error).message);
+    return;
+  }
+  buffered.push(record);
+  if (buffered.length >= FLUSH_AT) flush();
+  else timer ??= setTimeout(flush, FLUSH_AFTER_MS).unref();
 }
 
 /** One call of a SPEC §7 endpoint by a user (nothing for null: a path that is no SPEC call). */
@@ -122,8 +157,9 @@ export function meterCall(userId: string, endpoint: SpecEndpoint | null) {
   if (endpoint) meter({ userId, endpoint, units: 1, unit: "call", unitPriceUsd: 0 });
 }
 
-/** Waits for the usage writes under way (tests, and a graceful stop). */
+/** Writes what is buffered and waits for the usage writes under way (the dashboard, tests, and a graceful stop). */
 export async function settleMetering() {
+  if (buffered.length > 0) flush();
   while (pending.size > 0) await Promise.all([...pending]);
 }
 
@@ -158,6 +194,8 @@ export type UsageDashboardUser = {
 
 /** SPEC §3 "Usage dashboard user": per user, calls and costs per endpoint in the period, ordered by e-mail. */
 export async function usageByUser(period: Period): Promise<UsageDashboardUser[]> {
+  // This instance's calls of the last second first (meter); another instance's are at most a second behind.
+  await settleMetering();
   const byUser = new Map<string, UsageDashboardUser>();
   for (const row of await usageTotals(period)) {
     let entry = byUser.get(row.userId);
