@@ -1,7 +1,6 @@
-import { PassThrough } from "node:stream";
-import { createReadableStreamFromReadable, type EntryContext, type HandleDataRequestFunction } from "@remix-run/node";
+import { Writable } from "node:stream";
+import type { EntryContext, HandleDataRequestFunction } from "@remix-run/node";
 import { isRouteErrorResponse, RemixServer } from "@remix-run/react";
-import { isbot } from "isbot";
 import { renderToPipeableStream } from "react-dom/server";
 import { I18nextProvider } from "react-i18next";
 import { NonceProvider } from "~/components/nonce";
@@ -85,10 +84,27 @@ export default async function handleRequest(
       config.speech.live.mode === "direct" ? [new URL(config.speech.speechmatics.realtimeUrl).origin] : [],
   });
   responseHeaders.set("Cache-Control", "private, no-store");
-  const botRequest = isbot(request.headers.get("user-agent") ?? "");
-
+  // The whole page is rendered before it is sent (onAllReady), into one buffer: nothing on these pages suspends, so
+  // nothing is sent sooner by streaming, and the gzip in front (server/app.mjs) sent nothing before the end anyway.
+  // Streamed, React's 2 KB chunks each went through a web stream and a gzip write of their own on the thread pool
+  // (some 60 for a workspace page of 130 KiB); buffered, the page is one write with its length (docs/performance.md).
   return new Promise((resolve, reject) => {
-    let shellRendered = false;
+    let rendered = false;
+    const chunks: Uint8Array[] = [];
+    const page = new Writable({
+      write(chunk: Uint8Array, _encoding, done) {
+        chunks.push(chunk);
+        done();
+      },
+      final(done) {
+        clearTimeout(timeout);
+        const body = Buffer.concat(chunks);
+        responseHeaders.set("Content-Type", "text/html; charset=utf-8");
+        responseHeaders.set("Content-Length", String(body.length));
+        resolve(new Response(body, { headers: responseHeaders, status: responseStatusCode }));
+        done();
+      },
+    });
     const { pipe, abort } = renderToPipeableStream(
       <NonceProvider value={nonce}>
         <I18nextProvider i18n={i18n}>
@@ -97,28 +113,21 @@ export default async function handleRequest(
       </NonceProvider>,
       {
         nonce,
-        [botRequest ? "onAllReady" : "onShellReady"]() {
-          shellRendered = true;
-          const body = new PassThrough();
-          responseHeaders.set("Content-Type", "text/html; charset=utf-8");
-          resolve(
-            new Response(createReadableStreamFromReadable(body), {
-              headers: responseHeaders,
-              status: responseStatusCode,
-            }),
-          );
-          pipe(body);
+        onAllReady() {
+          rendered = true;
+          pipe(page);
         },
         onShellError(error: unknown) {
+          clearTimeout(timeout);
           reject(error);
         },
         onError(error: unknown) {
           responseStatusCode = 500;
-          if (shellRendered) console.error(error);
+          if (rendered) console.error(error);
         },
       },
     );
-    setTimeout(abort, ABORT_DELAY);
+    const timeout = setTimeout(abort, ABORT_DELAY);
   });
 }
 
