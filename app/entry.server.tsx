@@ -11,6 +11,9 @@ import { CLIENT_ADDRESS_HEADER } from "~/services/audit/audit.server";
 import { auditAccess } from "~/services/audit/events.server";
 import { auditNotFound } from "~/services/audit/not-found-audit.server";
 import { applySecurityHeaders, createNonce, isCrossSiteWrite } from "~/services/web/security.server";
+import { wholeAnswer } from "~/services/web/known-body.server";
+
+export { knownBody } from "~/services/web/known-body.server";
 
 // Boot before the first request: an invalid configuration stops the process
 // with a readable list of problems (STYLE.md §10).
@@ -98,10 +101,8 @@ export default async function handleRequest(
       },
       final(done) {
         clearTimeout(timeout);
-        const body = Buffer.concat(chunks);
         responseHeaders.set("Content-Type", "text/html; charset=utf-8");
-        responseHeaders.set("Content-Length", String(body.length));
-        resolve(new Response(body, { headers: responseHeaders, status: responseStatusCode }));
+        resolve(wholeAnswer(Buffer.concat(chunks), { headers: responseHeaders, status: responseStatusCode }));
         done();
       },
     });

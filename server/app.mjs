@@ -3,11 +3,12 @@
 // here lets the tests serve exactly this on a port of their own (tests/integration/server-*.test.ts).
 import { randomUUID } from "node:crypto";
 import fs from "node:fs";
-import { createRequestHandler } from "@remix-run/express";
+
 import compression from "compression";
 import express from "express";
 import morgan from "morgan";
 import { logEntry, withLogContext } from "./log.mjs";
+import { createRequestHandler } from "./remix-adapter.mjs";
 
 /** A request id a trusted proxy may hand over: what nginx's $request_id, a UUID or a trace id look like. */
 const REQUEST_ID = /^[\w.:-]{8,128}$/;

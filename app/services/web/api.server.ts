@@ -7,6 +7,7 @@ import { AuthenticationStrengthError, verifyAccessToken } from "./auth.server";
 import { getConfig } from "../config/config.server";
 import { DomainError, statusFor } from "./domain-error.server";
 import { getFixedTFor } from "./i18n.server";
+import { wholeAnswer } from "./known-body.server";
 import { applySecurityHeaders } from "./security.server";
 import { requireUser, type SessionUser } from "./session.server";
 import { rememberApiCaller, withNotFoundAudit } from "../audit/not-found-audit.server";
@@ -36,10 +37,8 @@ export function apiJson<T>(data: T, init: ResponseInit = {}) {
   const headers = new Headers(init.headers);
   headers.set("Cache-Control", "no-store");
   applySecurityHeaders(headers, { appUrl: getConfig().appUrl });
-  const body = JSON.stringify(data);
   headers.set("Content-Type", "application/json; charset=utf-8");
-  headers.set("Content-Length", String(Buffer.byteLength(body)));
-  return new Response(body, { ...init, headers }) as TypedResponse<T>;
+  return wholeAnswer(JSON.stringify(data), { ...init, headers }) as TypedResponse<T>;
 }
 
 export function apiErrorResponse(status: number, detail: string, headers?: HeadersInit) {
