@@ -215,10 +215,7 @@ async function main() {
     `Uploading ${FILE_NAME} (${BYTES.toLocaleString("en")} bytes) via ${hasDialogButton ? "the template dialog" : "the form's submit button"} …`,
   );
 
-  const listed = page
-    .locator("[data-recording]", { hasText: FILE_NAME })
-    .or(page.locator("[data-recording-card]", { hasText: FILE_NAME }))
-    .first();
+  const listed = page.locator("[data-recording]", { hasText: FILE_NAME }).first();
   const errorBanner = page.locator("[data-upload-error]").first();
   const progress = setInterval(() => {
     const done = [...attempts.values()].filter((list) => list.some((a) => a.outcome.startsWith("2"))).length;
