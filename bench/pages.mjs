@@ -138,13 +138,19 @@ async function lighthouseRun(cookie, pages, label = "") {
   try {
     for (const [name, url] of pages) {
       const runs = [];
-      for (let run = 0; run < 3; run++) {
+      // Lighthouse's own trace sometimes misses the navigation (NO_NAVSTART, NO_FCP): that run is made again, twice at
+      // most; any other error ends the bench.
+      for (let run = 0, retries = 0; run < 3; run++) {
         const result = await lighthouse(
           `${APP}${url}`,
           { port: chrome.port, output: "json", logLevel: "error", onlyCategories: ["performance"] },
           { extends: "lighthouse:default", settings: { extraHeaders: { Cookie: cookie } } },
         );
         const { audits, finalDisplayedUrl, runtimeError } = result.lhr;
+        if (runtimeError && /^NO_(NAVSTART|FCP)$/.test(runtimeError.code) && retries++ < 2) {
+          run--;
+          continue;
+        }
         if (runtimeError) throw new Error(`${name}: ${runtimeError.message}`);
         if (new URL(finalDisplayedUrl).pathname !== new URL(`${APP}${url}`).pathname) {
           throw new Error(`${name}: Lighthouse ended at ${finalDisplayedUrl} (not signed in?)`);
