@@ -246,18 +246,16 @@ export default function ArztbriefeSection() {
             <caption className="sr-only">{t("common:arztbriefe.title")}</caption>
             <thead role="rowgroup">
               <tr role="row">
-                <th scope="col" role="columnheader" className="font-medium">
-                  {t("common:arztbriefe.columnFile")}
-                </th>
-                <th scope="col" role="columnheader" className="font-medium">
-                  {t("common:arztbriefe.columnCreated")}
-                </th>
-                <th scope="col" role="columnheader" className="font-medium">
-                  {t("list.columnStatus")}
-                </th>
-                <th scope="col" role="columnheader" className="font-medium">
-                  {t("list.columnActions")}
-                </th>
+                {[
+                  t("common:arztbriefe.columnFile"),
+                  t("common:arztbriefe.columnCreated"),
+                  t("list.columnStatus"),
+                  t("list.columnActions"),
+                ].map((label) => (
+                  <th key={label} scope="col" role="columnheader" className="font-medium">
+                    {label}
+                  </th>
+                ))}
               </tr>
             </thead>
             <tbody role="rowgroup">
