@@ -309,6 +309,8 @@ export type Keys = World["keys"];
  * the schema, so a new table is included), their users row, and the bytes of their objects in the local store.
  */
 export async function snapshotOf(userId: string, storageDir: string) {
+  // The usage rows of calls already answered are written a second later (admin/usage.server.ts meter): first them.
+  await settleMetering();
   const { rows: columns } = await sql<{ table_name: string; column_name: string }>`
     select table_name, column_name from information_schema.columns
     where table_schema = current_schema() and column_name in ('owner_id', 'user_id')
