@@ -2,7 +2,7 @@ import { keptStore } from "~/models/kept.server";
 import type { findSession } from "~/models/session.server";
 
 // The sessions this instance has read, kept so that a request need not read its session row again (ADR 0038): every
-// signed-in request read it — a query and a join, the larger part of the cheapest answer's work. A kept row is the
+// signed-in request read it — a query and a join, a fifth of the cheapest answer's work. A kept row is the
 // database's row as long as the database has not said otherwise (models/kept.server.ts): the notices of migration 0025
 // (any update or delete of the row, or of the user's name or e-mail address, from any instance or an operator's
 // statement) drop it here at once. So a session ended anywhere is refused here as soon as the notice arrives —
