@@ -1,3 +1,4 @@
+import { once } from "node:events";
 import type { ConsentReading } from "~/models/consent-rules";
 import { confirmConsent } from "./consent.server";
 import fs from "node:fs";
@@ -30,15 +31,25 @@ export async function streamPartToTempFile(part: {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "skribent-upload-"));
   const file = path.join(dir, "upload");
   const out = fs.createWriteStream(file);
+  // The file opens after this returns control: a body that fails first (the client went, the form was refused and
+  // the folder removed) must close it and hear its error, never leave an unheard ENOENT to end the process.
+  let failure: Error | undefined;
+  out.on("error", (error) => (failure = error));
   let size = 0;
   let tooLarge = false;
-  for await (const chunk of part.data) {
-    size += chunk.length;
-    if (size > MAX_AUDIO_BYTES) {
-      tooLarge = true; // keep counting so the message can say how large it was, but stop writing
-      continue;
+  try {
+    for await (const chunk of part.data) {
+      size += chunk.length;
+      if (size > MAX_AUDIO_BYTES) {
+        tooLarge = true; // keep counting so the message can say how large it was, but stop writing
+        continue;
+      }
+      if (failure) throw failure;
+      if (!out.write(chunk)) await once(out, "drain");
     }
-    if (!out.write(chunk)) await new Promise<void>((resolve) => out.once("drain", () => resolve()));
+  } catch (error) {
+    out.destroy();
+    throw error;
   }
   await new Promise<void>((resolve, reject) => out.end((error?: Error | null) => (error ? reject(error) : resolve())));
   return { path: file, size, tooLarge, fileName: part.filename ?? "audio", declaredType: part.contentType };
